@@ -1,0 +1,119 @@
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import formBody from '@fastify/formbody';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createAccountService } from './accounts/account-service.ts';
+import type { Config } from './config.ts';
+import { createLinkService } from './links/link-service.ts';
+import type { Store } from './store/store.ts';
+import { describeError } from './http/error-table.ts';
+import { Operation } from './http/operations.ts';
+import { RequestLog } from './http/request-log.ts';
+import { createAuthenticate } from './http/route-helpers.ts';
+import { registerAccountRoutes } from './http/routes/accounts.ts';
+import { registerLinkRoutes } from './http/routes/links.ts';
+import { registerResolveRoutes, sendNotFoundPage } from './http/routes/resolve.ts';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly store: Store;
+  /** Source of the current time; tests pass a fixed one. */
+  readonly clock?: () => Date;
+  /** Where JSON log lines go; standard output when omitted. */
+  readonly logStream?: { write(line: string): void };
+}
+
+const TEXT = 'text/plain; charset=utf-8';
+
+/** Bounds on what one client may hold or send; see README "Limits". */
+export const LIMITS = {
+  bodyBytes: 64 * 1024,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  // A 2000-character shortcode must reach the router intact (its default cap is 100).
+  maxParamLength: 8 * 1024,
+} as const;
+
+function operationOf(request: FastifyRequest): string {
+  return request.routeOptions.config.operation ?? Operation.Other;
+}
+
+/** Writes the contract's error form: one plain-text line, `Unable to <operation>: <reason>`. */
+function sendError(reply: FastifyReply, operation: string, status: number, reason: string, retryAfter?: number) {
+  if (status === 401) reply.header('www-authenticate', 'Bearer realm="shortlink"');
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+  return reply.code(status).type(TEXT).send(`Unable to ${operation}: ${reason}`);
+}
+
+/** True for `/{one-segment}`: the short-URL space, where browsers get the HTML 404 page. */
+function isShortUrlPath(url: string): boolean {
+  const path = url.split('?', 1)[0]!;
+  return path.length > 1 && path.lastIndexOf('/') === 0;
+}
+
+/** Answers malformed HTTP (bad request line, oversized headers, timeouts) in plain text. */
+function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return;
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 431
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408
+    : error.code === 'HPE_URI_TOO_LONG' ? 414
+    : 400;
+  const body = `Unable to handle request: ${STATUS_CODES[status]!.toLowerCase()}`;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${TEXT}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Builds the HTTP application around an open store. Listening is the caller's business. */
+export async function buildApp({ config, store, clock = () => new Date(), logStream }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logStream === undefined ? { level: config.logLevel } : { level: config.logLevel, stream: logStream },
+    logController: new RequestLog(),
+    // HEAD is routed explicitly: an automatic HEAD route would run GET and count an access.
+    exposeHeadRoutes: false,
+    // While closing, requests on open connections are still served (with Connection: close).
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: LIMITS.maxParamLength },
+    bodyLimit: LIMITS.bodyBytes,
+    requestTimeout: LIMITS.requestTimeoutMs,
+    keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
+    clientErrorHandler,
+    frameworkErrors: (error, request, reply) => {
+      if (request.method === 'GET' && isShortUrlPath(request.url)) return sendNotFoundPage(reply);
+      const { status, reason } = describeError(error);
+      return sendError(reply, Operation.Other, status, reason);
+    },
+  });
+  app.server.headersTimeout = LIMITS.headersTimeoutMs;
+
+  // Requests are checked by the domain, which words errors as the contract requires and
+  // checks credentials before parameters. Schemas document them and type the responses.
+  app.setValidatorCompiler(() => () => true);
+  app.removeContentTypeParser('text/plain');
+  await app.register(formBody, { bodyLimit: LIMITS.bodyBytes });
+
+  app.decorateRequest('account', null);
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, reason, retryAfter } = describeError(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, operationOf(request), status, reason, retryAfter);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    if (request.method === 'GET' && isShortUrlPath(request.url)) return sendNotFoundPage(reply);
+    return sendError(reply, Operation.Other, 404, 'no such route');
+  });
+
+  const accounts = createAccountService({ store, clock, defaultMaxLinks: config.defaultMaxLinks });
+  const links = createLinkService({ store, clock, ownOrigin: new URL(config.baseUrl).origin });
+  const authenticate = createAuthenticate(accounts);
+
+  registerAccountRoutes(app, accounts, authenticate);
+  registerLinkRoutes(app, links, authenticate, config.baseUrl);
+  registerResolveRoutes(app, links);
+
+  return app;
+}

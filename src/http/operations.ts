@@ -1,0 +1,12 @@
+/** The operation names used in `Unable to <operation>: …` error bodies. */
+export const Operation = {
+  ResolveLink: 'resolve link',
+  CreateAccount: 'create account',
+  ListLinks: 'list links',
+  CreateLink: 'create link',
+  DeleteLink: 'delete link',
+  GetAccount: 'get account information',
+  Other: 'handle request',
+} as const;
+
+export type Operation = (typeof Operation)[keyof typeof Operation];

@@ -1,0 +1,39 @@
+import { DomainError, ErrorCode, invalid } from '../errors.ts';
+
+/**
+ * Reads named single-valued string parameters from the query string and, for POST, from a
+ * JSON or form body. A name that appears twice (repeated in the query, or in both query and
+ * body) is refused, as is a body value that is not a string. Empty strings count as absent.
+ */
+export function readParameters<const Name extends string>(
+  names: readonly Name[],
+  query: unknown,
+  body: unknown,
+): Record<Name, string | undefined> {
+  const fromQuery = (query ?? {}) as Record<string, unknown>;
+  let fromBody: Record<string, unknown> = {};
+  if (body !== undefined && body !== null) {
+    if (typeof body !== 'object' || Array.isArray(body)) throw invalid('the request body must be a JSON object or a form');
+    fromBody = body as Record<string, unknown>;
+  }
+  const result = {} as Record<Name, string | undefined>;
+  for (const name of names) {
+    const inQuery = Object.hasOwn(fromQuery, name) ? fromQuery[name] : undefined;
+    const inBody = Object.hasOwn(fromBody, name) ? fromBody[name] : undefined;
+    if (Array.isArray(inQuery) || Array.isArray(inBody) || (inQuery !== undefined && inBody !== undefined)) {
+      if (Array.isArray(inBody) && inQuery === undefined && !isFormArray(inBody)) {
+        throw invalid(`the parameter "${name}" must be a string`);
+      }
+      throw new DomainError(ErrorCode.DuplicateParameter, `the parameter "${name}" was given more than once`);
+    }
+    const value = inQuery ?? inBody;
+    if (value !== undefined && typeof value !== 'string') throw invalid(`the parameter "${name}" must be a string`);
+    result[name] = value === '' ? undefined : value;
+  }
+  return result;
+}
+
+/** A repeated form field parses to an array of strings; a JSON array may hold anything. */
+function isFormArray(value: unknown[]): boolean {
+  return value.length > 1 && value.every((item) => typeof item === 'string');
+}

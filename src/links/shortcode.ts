@@ -1,0 +1,61 @@
+import { randomFillSync } from 'node:crypto';
+import { invalid } from '../errors.ts';
+import { isReservedName } from './reserved.ts';
+
+export const SHORTCODE_MIN = 5;
+export const SHORTCODE_MAX = 2000;
+export const GENERATED_LENGTH = 6;
+export const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** RFC 3986 unreserved characters: a short URL built from them never needs escaping. */
+const SHORTCODE_SHAPE = /^[A-Za-z0-9._~-]+$/;
+
+/**
+ * True when the text could be the shortcode of some link: right length and characters.
+ * Used on the read paths to answer 404 without touching storage.
+ */
+export function couldBeShortcode(code: string): boolean {
+  return code.length >= SHORTCODE_MIN && code.length <= SHORTCODE_MAX && SHORTCODE_SHAPE.test(code);
+}
+
+/** Checks a caller-chosen shortcode and returns it, or throws an invalid-parameter error. */
+export function validateCustomShortcode(code: string): string {
+  // The shape admits ASCII only, so past it UTF-16 length equals the code-point count.
+  if (!SHORTCODE_SHAPE.test(code)) {
+    throw invalid('short may contain only the characters A-Z a-z 0-9 - . _ ~');
+  }
+  if (code.length < SHORTCODE_MIN || code.length > SHORTCODE_MAX) {
+    throw invalid(`short must be ${SHORTCODE_MIN} to ${SHORTCODE_MAX} characters long`);
+  }
+  if (isReservedName(code)) {
+    throw invalid(`short "${code}" is reserved by the service`);
+  }
+  return code;
+}
+
+// Random bytes are drawn in blocks and consumed a byte at a time; one block serves many codes.
+const pool = Buffer.allocUnsafe(256);
+let poolOffset = pool.length;
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
+
+/**
+ * A fresh 6-character code, each character uniform over the 62 alphanumerics. Bytes of 248
+ * and above are rejected so that `byte % 62` carries no modulo bias (248 = 4 × 62).
+ */
+export function generateShortcode(): string {
+  for (;;) {
+    let code = '';
+    while (code.length < GENERATED_LENGTH) {
+      const byte = randomByte();
+      if (byte < 248) code += ALPHABET[byte % 62];
+    }
+    if (!isReservedName(code)) return code;
+  }
+}

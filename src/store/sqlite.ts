@@ -1,0 +1,206 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DomainError, ErrorCode } from '../errors.ts';
+import type { SqliteSynchronous } from '../config.ts';
+import { createGroupCommit, type CountedLink } from './group-commit.ts';
+import { SQLITE_MIGRATIONS } from './migrations/sqlite.ts';
+import type {
+  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
+} from './store.ts';
+
+export interface SqliteOptions {
+  /** File path, or `:memory:`. Missing parent folders are created. */
+  readonly path: string;
+  /**
+   * `normal` (default): a commit reaches the operating system before it is acknowledged, so
+   * it survives the process being killed; a power cut may lose the last commits.
+   * `full`: every commit is fsynced as well.
+   */
+  readonly synchronous?: SqliteSynchronous;
+}
+
+// SQLite primary result codes that mean "the database cannot serve right now" rather than
+// "this statement is wrong": busy or locked, read-only, I/O error, disk full, cannot open.
+const UNAVAILABLE_CODES = new Set([5, 6, 8, 10, 13, 14]);
+
+/** Maps engine failures that a retry later could cure to the storage-unavailable error. */
+function translate(error: unknown): unknown {
+  const errcode = (error as { errcode?: unknown }).errcode;
+  if (typeof errcode === 'number' && UNAVAILABLE_CODES.has(errcode & 0xff)) {
+    return new DomainError(ErrorCode.StorageUnavailable, 'storage unavailable', { retryAfter: 1, cause: error });
+  }
+  return error;
+}
+
+const LINK_COLUMNS = 'short_code AS shortCode, points_to AS pointsTo, created_by AS createdBy, accesses';
+
+/** Opens (creating if needed) a SQLite database and returns it as a Store. */
+export function openSqliteStore(options: SqliteOptions): Store {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const db = new DatabaseSync(options.path, { timeout: 5000, enableForeignKeyConstraints: true });
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const statements = {
+    insertAccount: db.prepare(
+      `INSERT INTO accounts (code_hash, date_created, max_links) VALUES (?, ?, ?)
+       RETURNING uid, date_created AS dateCreated, max_links AS maxLinks`,
+    ),
+    findAccount: db.prepare(
+      'SELECT uid, date_created AS dateCreated, max_links AS maxLinks FROM accounts WHERE code_hash = ?',
+    ),
+    takeSlot: db.prepare('UPDATE accounts SET link_count = link_count + 1 WHERE uid = ? AND link_count < max_links'),
+    freeSlot: db.prepare('UPDATE accounts SET link_count = link_count - 1 WHERE uid = ?'),
+    insertLink: db.prepare(
+      `INSERT INTO links (short_code, points_to, created_by, date_created) VALUES (?, ?, ?, ?)
+       ON CONFLICT (short_code) DO NOTHING`,
+    ),
+    deleteOwnLink: db.prepare('DELETE FROM links WHERE short_code = ? AND created_by = ?'),
+    linkExists: db.prepare('SELECT 1 AS found FROM links WHERE short_code = ?'),
+    listLinks: db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE created_by = ? ORDER BY id`),
+    findLink: db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE short_code = ?`),
+    addAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING ${LINK_COLUMNS}`),
+    ping: db.prepare('SELECT 1 AS ok'),
+  } satisfies Record<string, StatementSync>;
+
+  /** Runs `work` inside BEGIN IMMEDIATE … COMMIT; rolls back if it throws or returns false. */
+  function transaction<R>(work: () => R, keep: (result: R) => boolean = () => true): R {
+    db.exec('BEGIN IMMEDIATE');
+    let result: R;
+    try {
+      result = work();
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+    if (keep(result)) {
+      try {
+        db.exec('COMMIT');
+      } catch (error) {
+        // A failed COMMIT (disk full, I/O error) leaves the transaction open.
+        try { db.exec('ROLLBACK'); } catch { /* already rolled back by SQLite */ }
+        throw error;
+      }
+    } else {
+      db.exec('ROLLBACK');
+    }
+    return result;
+  }
+
+  /** Runs a synchronous database call and turns engine failures into domain errors. */
+  function guarded<R>(work: () => R): Promise<R> {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(translate(error));
+    }
+  }
+
+  const counter = createGroupCommit<LinkRecord>((increments) =>
+    guarded(() =>
+      transaction(() => {
+        const results = new Map<string, CountedLink<LinkRecord>>();
+        for (const [code, count] of increments) {
+          const row = statements.addAccesses.get(count, code) as LinkRecord | undefined;
+          if (row !== undefined) results.set(code, { row, accesses: row.accesses });
+        }
+        return results;
+      }),
+    ),
+  );
+
+  let closed = false;
+
+  return {
+    engine: 'sqlite',
+
+    createAccount(account: NewAccount) {
+      return guarded(
+        () => statements.insertAccount.get(account.codeHash, account.dateCreated, account.maxLinks) as unknown as AccountRecord,
+      );
+    },
+
+    findAccountByCodeHash(codeHash: string) {
+      return guarded(() => statements.findAccount.get(codeHash) as AccountRecord | undefined);
+    },
+
+    createLink(link: NewLink) {
+      return guarded(() =>
+        transaction<CreateLinkResult>(
+          () => {
+            if (statements.takeSlot.run(link.createdBy).changes === 0) return 'cap_reached';
+            const inserted = statements.insertLink.run(link.shortCode, link.pointsTo, link.createdBy, link.dateCreated);
+            return inserted.changes === 0 ? 'taken' : 'created';
+          },
+          (result) => result === 'created',
+        ),
+      );
+    },
+
+    deleteLink(shortCode: string, accountUid: number) {
+      return guarded(() =>
+        transaction<DeleteLinkResult>(
+          () => {
+            if (statements.deleteOwnLink.run(shortCode, accountUid).changes === 1) {
+              statements.freeSlot.run(accountUid);
+              return 'deleted';
+            }
+            return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
+          },
+          (result) => result === 'deleted',
+        ),
+      );
+    },
+
+    listLinks(accountUid: number) {
+      return guarded(() => statements.listLinks.all(accountUid) as unknown as LinkRecord[]);
+    },
+
+    async resolveLink(shortCode: string) {
+      const counted = await counter.count(shortCode);
+      if (counted === undefined) return undefined;
+      const { row, accesses } = counted;
+      return { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
+    },
+
+    findLink(shortCode: string) {
+      return guarded(() => statements.findLink.get(shortCode) as LinkRecord | undefined);
+    },
+
+    ping() {
+      return guarded(() => {
+        statements.ping.get();
+      });
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await counter.drain();
+      db.close();
+    },
+  };
+}
+
+/** Brings the schema up to date; the write lock makes concurrent starts apply it once. */
+function migrate(db: DatabaseSync): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const { user_version: current } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+    for (let version = current; version < SQLITE_MIGRATIONS.length; version++) {
+      db.exec(SQLITE_MIGRATIONS[version]!);
+    }
+    if (current < SQLITE_MIGRATIONS.length) db.exec(`PRAGMA user_version = ${SQLITE_MIGRATIONS.length}`);
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
