@@ -1,0 +1,66 @@
+/** Starts a server script as a child process, pinned to a CPU, and finds its port. */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface RunningProcess {
+  readonly url: string;
+  readonly pid: number;
+  rssBytes(): number;
+  stop(): Promise<void>;
+}
+
+export async function startProcess(options: {
+  script: string;
+  cwd: string;
+  env: Record<string, string>;
+  cpu: number | undefined;
+}): Promise<RunningProcess> {
+  const node = process.execPath;
+  const command = options.cpu === undefined ? [node, options.script] : ['taskset', '-c', String(options.cpu), node, options.script];
+  // Request logging stays on (the default); lines go to a file, as under a process manager.
+  const logDir = mkdtempSync(join(tmpdir(), 'shortlink-bench-log-'));
+  const logFile = join(logDir, 'server.log');
+  const fd = openSync(logFile, 'w');
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: options.cwd,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...options.env },
+    stdio: ['ignore', fd, 'inherit'],
+  });
+  closeSync(fd);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  let port = 0;
+  for (let waited = 0; port === 0; waited += 20) {
+    if (exited) throw new Error(`${options.script} exited during start`);
+    if (waited > 30_000) throw new Error(`${options.script} did not start within 30 s`);
+    await sleep(20);
+    const match = /"port":(\d+)|listening at http:\/\/[^:"]+:(\d+)/i.exec(readFileSync(logFile, 'utf8'));
+    if (match) port = Number(match[1] ?? match[2]);
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    rssBytes() {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+      } catch {
+        return 0;
+      }
+    },
+    stop() {
+      return new Promise((resolve) => {
+        const done = () => {
+          rmSync(logDir, { recursive: true, force: true });
+          resolve();
+        };
+        if (exited) return done();
+        child.once('exit', done);
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * `npm run bench`: load benchmarks of the real server against a bare node:http baseline
+ * measured in the same run. Never part of `npm test`.
+ *
+ * Environment: BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3),
+ * BENCH_CONNECTIONS (default 50), BENCH_SCALE ("quick" skips the 1M-link point).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLoadGenerator, type LoadResult } from './load.ts';
+import { preloadSqlite, sqliteBytes } from './preload.ts';
+import { startProcess, type RunningProcess } from './processes.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const QUICK = process.env.BENCH_SCALE === 'quick';
+
+interface Row {
+  scenario: string;
+  links: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  ratio: number;
+  rssMb: number;
+  errors: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const load = createLoadGenerator();
+const pinned = spawnSync('taskset', ['-V']).status === 0 && cpus().length >= 2;
+console.log(
+  `Shortlink benchmark — ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
+    `Node ${process.version}, load generator ${load.name}, ${CONNECTIONS} connections, ${ROUNDS} × ${DURATION} s` +
+    (pinned ? ', server on CPU 0, load on CPU 1' : ', not pinned (no taskset)'),
+);
+
+/** Runs warm-up plus ROUNDS measured rounds and keeps the median round by req/s. */
+async function measure(base: string, paths: string | readonly string[], method = 'GET', headers: Record<string, string> = {}) {
+  const target = { base, paths: typeof paths === 'string' ? [paths] : paths, method, headers, connections: CONNECTIONS };
+  const warmup = await load.run({ ...target, seconds: Math.min(2, DURATION) });
+  const rounds: LoadResult[] = [];
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await load.run({ ...target, seconds: DURATION }));
+  const rps = median(rounds.map((r) => r.rps));
+  const chosen = rounds.find((r) => r.rps === rps)!;
+  return { ...chosen, all: rounds, warmupOk: warmup.ok };
+}
+
+const rows: Row[] = [];
+function record(scenario: string, links: number, result: LoadResult, baseline: number, server: RunningProcess) {
+  const row: Row = {
+    scenario,
+    links,
+    rps: Math.round(result.rps),
+    p50: result.p50,
+    p99: result.p99,
+    ratio: baseline === 0 ? 1 : Math.round((result.rps / baseline) * 100) / 100,
+    rssMb: Math.round(server.rssBytes() / 2 ** 20),
+    errors: result.non2xx + result.errors,
+  };
+  rows.push(row);
+  console.log(
+    `${scenario.padEnd(28)} ${String(links).padStart(8)} ${String(row.rps).padStart(8)} req/s  p50 ${row.p50.toFixed(2)} ms  ` +
+      `p99 ${row.p99.toFixed(2)} ms  ×${row.ratio.toFixed(2)}  RSS ${row.rssMb} MB  non-2xx/3xx+errors ${row.errors}`,
+  );
+}
+
+// 1. The baseline.
+const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: pinned ? 0 : undefined });
+const bareResult = await measure(bare.url, '/');
+const baseline = bareResult.rps;
+record('bare node:http', 0, bareResult, 0, bare);
+await bare.stop();
+
+// 2. The service at several sizes; the full table at 100k links.
+const sizes = QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000];
+const results: Record<string, unknown> = {};
+for (const size of sizes) {
+  const data = await preloadSqlite(size);
+  const server = await startProcess({
+    script: 'src/server.ts',
+    cwd: ROOT,
+    env: { DATABASE_URL: data.path, RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1' },
+    cpu: pinned ? 0 : undefined,
+  });
+  const resolvePaths = data.codes.map((code) => `/v1/get/${code}`);
+  const redirectPaths = data.codes.map((code) => `/${code}`);
+  let answeredResolutions = 0;
+
+  const uniform = await measure(server.url, resolvePaths);
+  answeredResolutions += uniform.all.reduce((sum, r) => sum + r.ok, 0) + uniform.warmupOk;
+  record('resolve, uniform', size, uniform, baseline, server);
+
+  if (size === 100_000) {
+    const hot = await measure(server.url, `/v1/get/${data.codes[0]}`);
+    answeredResolutions += hot.all.reduce((sum, r) => sum + r.ok, 0) + hot.warmupOk;
+    record('resolve, one hot link', size, hot, baseline, server);
+
+    const redirect = await measure(server.url, redirectPaths);
+    answeredResolutions += redirect.all.reduce((sum, r) => sum + r.ok, 0) + redirect.warmupOk;
+    record('redirect, uniform', size, redirect, baseline, server);
+
+    const auth = { authorization: `Bearer ${data.accessCode}` };
+    record('list links (20 per account)', size, await measure(server.url, '/v1/links', 'GET', auth), baseline, server);
+    record(
+      'create link (generated code)',
+      size,
+      await measure(server.url, '/v1/link?url=https%3A%2F%2Fexample.com%2Fnew', 'GET', { authorization: `Bearer ${data.bigAccessCode}` }),
+      baseline,
+      server,
+    );
+    record('new_account', size, await measure(server.url, '/v1/new_account'), baseline, server);
+  }
+  await server.stop();
+
+  // Every answered resolution must be in the database; only requests cut off in flight at
+  // the end of a round (at most one per connection per round) may be counted but unseen.
+  const stored = data.totalAccesses();
+  const slack = CONNECTIONS * (size === 100_000 ? 3 : 1) * (ROUNDS + 1);
+  const ok = stored >= answeredResolutions && stored <= answeredResolutions + slack;
+  console.log(
+    `  counts at ${size} links: ${answeredResolutions} resolutions answered, ${stored} stored ` +
+      `(${ok ? 'consistent' : 'MISMATCH'}; in-flight slack ${slack}); ${sqliteBytes(data.path, size)} bytes per link`,
+  );
+  results[`counts_${size}`] = { answered: answeredResolutions, stored, ok, bytesPerLink: sqliteBytes(data.path, size) };
+  data.remove();
+  if (!ok) process.exitCode = 1;
+}
+
+const resultsDir = join(ROOT, 'bench', 'results');
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(
+  file,
+  JSON.stringify(
+    { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model, cores: cpus().length, pinned,
+      generator: load.name, connections: CONNECTIONS, rounds: ROUNDS, duration: DURATION, rows, ...results },
+    null,
+    2,
+  ),
+);
+
+console.log('\n| Scenario | Links | req/s | p50 ms | p99 ms | × bare | RSS MB |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(`| ${r.scenario} | ${r.links || '–'} | ${r.rps} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.rssMb} |`);
+}
+console.log(`\nResults written to ${file}`);
