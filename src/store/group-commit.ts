@@ -35,7 +35,7 @@ export interface GroupCommit<T> {
 export function createGroupCommit<T>(apply: ApplyIncrements<T>): GroupCommit<T> {
   let pending = new Map<string, Waiter<T>[]>();
   let scheduled = false;
-  let inFlight: Promise<void> = Promise.resolve();
+  let inFlight: Promise<void> | undefined;
 
   async function flush(batch: Map<string, Waiter<T>[]>): Promise<void> {
     const increments = new Map<string, number>();
@@ -59,12 +59,17 @@ export function createGroupCommit<T>(apply: ApplyIncrements<T>): GroupCommit<T> 
     }
   }
 
+  // One batch at a time: while one is being written, new accesses gather into the next, so
+  // under load a batch holds everything that arrived during the previous commit.
   function run(): void {
     scheduled = false;
+    if (inFlight !== undefined || pending.size === 0) return;
     const batch = pending;
     pending = new Map();
-    // Batches are applied one after another, so counts stay monotonic per process.
-    inFlight = inFlight.then(() => flush(batch));
+    inFlight = flush(batch).finally(() => {
+      inFlight = undefined;
+      if (pending.size > 0) run();
+    });
   }
 
   return {
@@ -79,15 +84,17 @@ export function createGroupCommit<T>(apply: ApplyIncrements<T>): GroupCommit<T> 
           resolve: (row, accesses) => resolve(row === undefined ? undefined : { row, accesses }),
           reject,
         });
-        if (!scheduled) {
+        if (!scheduled && inFlight === undefined) {
           scheduled = true;
           setImmediate(run);
         }
       });
     },
     async drain() {
-      if (scheduled) run();
-      await inFlight;
+      while (inFlight !== undefined || pending.size > 0) {
+        if (inFlight === undefined) run();
+        await inFlight;
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { StorageConfig } from '../config.ts';
+import { openPostgresStore } from './postgres.ts';
 import { openSqliteStore } from './sqlite.ts';
 import type { Store } from './store.ts';
 
@@ -8,6 +9,6 @@ export async function openStore(storage: StorageConfig): Promise<Store> {
     case 'sqlite':
       return openSqliteStore({ path: storage.path, synchronous: storage.synchronous });
     case 'postgres':
-      throw new Error('PostgreSQL storage is not available in this build');
+      return openPostgresStore({ url: storage.url });
   }
 }

@@ -1,0 +1,193 @@
+import postgres from 'postgres';
+import { DomainError, ErrorCode } from '../errors.ts';
+import { createGroupCommit, type CountedLink } from './group-commit.ts';
+import { POSTGRES_MIGRATIONS } from './migrations/postgres.ts';
+import type {
+  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
+} from './store.ts';
+
+export interface PostgresOptions {
+  readonly url: string;
+  /** Connections in the pool. */
+  readonly max?: number;
+}
+
+// Any advisory-lock key works as long as every instance uses the same one.
+const MIGRATION_LOCK = 0x5_1a_71_4c;
+
+// Connection-level failures (client side, and SQLSTATE classes 08 connection exception,
+// 53 insufficient resources, 57P admin shutdown / cannot connect now) mean "try later".
+const UNAVAILABLE_CLIENT_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+]);
+
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  return UNAVAILABLE_CLIENT_CODES.has(code) || code.startsWith('08') || code.startsWith('53') || code.startsWith('57P');
+}
+
+function translate(error: unknown): unknown {
+  return isUnavailable(error)
+    ? new DomainError(ErrorCode.StorageUnavailable, 'storage unavailable', { retryAfter: 1, cause: error })
+    : error;
+}
+
+async function guarded<R>(work: Promise<R>): Promise<R> {
+  try {
+    return await work;
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+/** Thrown inside a transaction to roll it back with a known outcome. */
+class Outcome extends Error {
+  readonly result: CreateLinkResult;
+  constructor(result: CreateLinkResult) {
+    super(result);
+    this.result = result;
+  }
+}
+
+type Sql = postgres.Sql<Record<string, never>>;
+
+/** Applies pending migrations under an advisory lock, so concurrent starts apply them once. */
+export async function migratePostgres(sql: Sql): Promise<number> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
+    const [row] = await tx<{ current: number }[]>`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
+    const current = row?.current ?? 0;
+    for (let version = current; version < POSTGRES_MIGRATIONS.length; version++) {
+      await tx.unsafe(POSTGRES_MIGRATIONS[version]!);
+      await tx`INSERT INTO schema_migrations (version) VALUES (${version + 1})`;
+    }
+    return POSTGRES_MIGRATIONS.length - current;
+  });
+}
+
+/** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
+export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
+  const sql: Sql = postgres(options.url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    connect_timeout: 5,
+    idle_timeout: 60,
+    // int8 columns (uid, accesses) fit in a double for any realistic count.
+    types: { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } },
+    connection: { application_name: 'shortlink' },
+  }) as unknown as Sql;
+  try {
+    await migratePostgres(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+
+  const counter = createGroupCommit<LinkRecord>(async (increments) => {
+    const codes = [...increments.keys()];
+    const counts = codes.map((code) => increments.get(code)!);
+    // Rows are locked in id order so that batches of different instances cannot deadlock.
+    const rows = await guarded(sql<LinkRecord[]>`
+      WITH batch AS (
+        SELECT l.id, b.n FROM links l
+        JOIN unnest(${sql.array(codes, 25)}::text[], ${sql.array(counts, 23)}::int[]) AS b(code, n) ON l.short_code = b.code
+        ORDER BY l.id
+        FOR UPDATE OF l
+      )
+      UPDATE links l SET accesses = l.accesses + batch.n FROM batch WHERE l.id = batch.id
+      RETURNING l.short_code AS "shortCode", l.points_to AS "pointsTo", l.created_by AS "createdBy", l.accesses`);
+    const results = new Map<string, CountedLink<LinkRecord>>();
+    for (const row of rows) results.set(row.shortCode, { row, accesses: row.accesses });
+    return results;
+  });
+
+  let closed = false;
+
+  return {
+    engine: 'postgres',
+
+    async createAccount(account: NewAccount) {
+      const [row] = await guarded(sql<AccountRecord[]>`
+        INSERT INTO accounts (code_hash, date_created, max_links)
+        VALUES (${account.codeHash}, ${account.dateCreated}, ${account.maxLinks})
+        RETURNING uid, date_created AS "dateCreated", max_links AS "maxLinks"`);
+      return row!;
+    },
+
+    async findAccountByCodeHash(codeHash: string) {
+      const [row] = await guarded(sql<AccountRecord[]>`
+        SELECT uid, date_created AS "dateCreated", max_links AS "maxLinks" FROM accounts WHERE code_hash = ${codeHash}`);
+      return row;
+    },
+
+    async createLink(link: NewLink) {
+      try {
+        return await guarded(
+          sql.begin(async (tx) => {
+            const slot = await tx`
+              UPDATE accounts SET link_count = link_count + 1
+              WHERE uid = ${link.createdBy} AND link_count < max_links RETURNING uid`;
+            if (slot.length === 0) throw new Outcome('cap_reached');
+            const inserted = await tx`
+              INSERT INTO links (short_code, points_to, created_by, date_created)
+              VALUES (${link.shortCode}, ${link.pointsTo}, ${link.createdBy}, ${link.dateCreated})
+              ON CONFLICT (short_code) DO NOTHING RETURNING id`;
+            if (inserted.length === 0) throw new Outcome('taken');
+            return 'created' as const;
+          }),
+        );
+      } catch (error) {
+        if (error instanceof Outcome) return error.result;
+        throw error;
+      }
+    },
+
+    async deleteLink(shortCode: string, accountUid: number) {
+      // One statement: the delete and the freed slot commit together.
+      const [row] = await guarded(sql<{ deleted: number; exists: boolean }[]>`
+        WITH removed AS (
+          DELETE FROM links WHERE short_code = ${shortCode} AND created_by = ${accountUid} RETURNING created_by
+        ), freed AS (
+          UPDATE accounts SET link_count = link_count - 1 WHERE uid IN (SELECT created_by FROM removed) RETURNING uid
+        )
+        SELECT (SELECT count(*) FROM freed)::int AS deleted,
+               EXISTS (SELECT 1 FROM links WHERE short_code = ${shortCode}) AS exists`);
+      const result: DeleteLinkResult = row!.deleted === 1 ? 'deleted' : row!.exists ? 'not_owner' : 'not_found';
+      return result;
+    },
+
+    async listLinks(accountUid: number) {
+      return guarded(sql<LinkRecord[]>`
+        SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy", accesses
+        FROM links WHERE created_by = ${accountUid} ORDER BY id`);
+    },
+
+    async resolveLink(shortCode: string) {
+      const counted = await counter.count(shortCode);
+      if (counted === undefined) return undefined;
+      const { row, accesses } = counted;
+      return { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
+    },
+
+    async findLink(shortCode: string) {
+      const [row] = await guarded(sql<LinkRecord[]>`
+        SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy", accesses
+        FROM links WHERE short_code = ${shortCode}`);
+      return row;
+    },
+
+    async ping() {
+      await guarded(sql`SELECT 1`);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await counter.drain();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
