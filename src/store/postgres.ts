@@ -160,9 +160,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
 
     async listLinks(accountUid: number) {
-      return guarded(sql<LinkRecord[]>`
+      // A plain array, not the driver's Result subclass.
+      return [...await guarded(sql<LinkRecord[]>`
         SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy", accesses
-        FROM links WHERE created_by = ${accountUid} ORDER BY id`);
+        FROM links WHERE created_by = ${accountUid} ORDER BY id`)];
     },
 
     async resolveLink(shortCode: string) {
