@@ -39,6 +39,11 @@ const DEFAULT_SQLITE_PATH = './data/shortlinks.db';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Quotes a raw value for a problem message, escaping line breaks so the message stays one line. */
+function quote(value: string): string {
+  return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 function parseInteger(raw: string, min: number, max: number): number | undefined {
   if (!/^\d+$/.test(raw)) return undefined;
   const value = Number(raw);
@@ -57,7 +62,7 @@ export function loadConfig(env: Env = process.env): Config {
   const rawPort = text('PORT');
   if (rawPort !== undefined) {
     const parsed = parseInteger(rawPort, 0, 65535);
-    if (parsed === undefined) problems.push(`PORT must be an integer from 0 to 65535, got "${rawPort}"`);
+    if (parsed === undefined) problems.push(`PORT must be an integer from 0 to 65535, got ${quote(rawPort)}`);
     else port = parsed;
   }
 
@@ -73,9 +78,9 @@ export function loadConfig(env: Env = process.env): Config {
       parsed = undefined;
     }
     if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.host === '') {
-      problems.push(`BASE_URL must be an absolute http(s) URL, got "${rawBase}"`);
+      problems.push(`BASE_URL must be an absolute http(s) URL, got ${quote(rawBase)}`);
     } else if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
-      problems.push(`BASE_URL must not carry a query, fragment or credentials, got "${rawBase}"`);
+      problems.push(`BASE_URL must not carry a query, fragment or credentials, got ${quote(rawBase)}`);
     } else {
       baseUrl = rawBase.replace(/\/+$/, '');
     }
@@ -87,7 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (rawSync !== undefined) {
     const lower = rawSync.toLowerCase();
     if (lower === 'normal' || lower === 'full') synchronous = lower;
-    else problems.push(`SQLITE_SYNCHRONOUS must be "normal" or "full", got "${rawSync}"`);
+    else problems.push(`SQLITE_SYNCHRONOUS must be "normal" or "full", got ${quote(rawSync)}`);
   }
   let storage: StorageConfig;
   if (/^postgres(ql)?:\/\//i.test(rawDatabase)) {
@@ -100,14 +105,14 @@ export function loadConfig(env: Env = process.env): Config {
 
   const redisUrl = text('REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\//i.test(redisUrl)) {
-    problems.push(`REDIS_URL must start with redis:// or rediss://, got "${redisUrl}"`);
+    problems.push(`REDIS_URL must start with redis:// or rediss://, got ${quote(redisUrl)}`);
   }
 
   let defaultMaxLinks = 20;
   const rawMax = text('DEFAULT_MAX_LINKS');
   if (rawMax !== undefined) {
     const parsed = parseInteger(rawMax, 0, 1_000_000_000);
-    if (parsed === undefined) problems.push(`DEFAULT_MAX_LINKS must be a non-negative integer, got "${rawMax}"`);
+    if (parsed === undefined) problems.push(`DEFAULT_MAX_LINKS must be a non-negative integer, got ${quote(rawMax)}`);
     else defaultMaxLinks = parsed;
   }
 
@@ -116,14 +121,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (rawRate !== undefined) {
     if (rawRate === 'off' || rawRate === 'false' || rawRate === '0') rateLimit = false;
     else if (rawRate === 'on' || rawRate === 'true' || rawRate === '1') rateLimit = true;
-    else problems.push(`RATE_LIMIT must be "on" or "off", got "${rawRate}"`);
+    else problems.push(`RATE_LIMIT must be "on" or "off", got ${quote(rawRate)}`);
   }
 
   let logLevel: LogLevel = 'info';
   const rawLevel = text('LOG_LEVEL')?.toLowerCase();
   if (rawLevel !== undefined) {
     if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as LogLevel;
-    else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${rawLevel}"`);
+    else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${quote(rawLevel)}`);
   }
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -32,6 +32,9 @@ export function validateTargetUrl(url: string, ownOrigin: string): string {
   if (FORBIDDEN_CHARACTER.test(url)) {
     throw invalid('url must not contain whitespace or control characters');
   }
+  // A lone surrogate cannot be encoded as UTF-8: storage would replace it with U+FFFD and
+  // the link would no longer point where the caller asked.
+  if (!url.isWellFormed()) throw invalid('url must be well-formed Unicode text');
   const parsed = URL.parse(url);
   if (parsed === null) throw invalid('url is not a valid absolute URL');
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {

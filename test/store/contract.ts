@@ -1,0 +1,524 @@
+/**
+ * The store contract: one suite that every Store implementation must pass unchanged. It
+ * drives the real engine through the Store interface only, assumes nothing about which
+ * engine it is, and does not rely on the database being empty: every shortcode it uses
+ * carries a random per-test suffix, so a backend may share one database between tests.
+ */
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { AccountRecord, LinkRecord, NewLink, Store } from '../../src/store/store.ts';
+
+/** What a backend's factory hands the suite for one test. */
+export interface OpenedStore {
+  /** A freshly opened store with its migrations applied. */
+  readonly store: Store;
+  /**
+   * Closes every store this factory opened that is still open (close() must be idempotent)
+   * and removes the database.
+   */
+  cleanup(): Promise<void>;
+  /**
+   * Opens the same database again, after the suite has closed `store`. Backends that cannot
+   * (an in-memory database) leave it out and the persistence tests are skipped.
+   */
+  reopen?(): Promise<Store>;
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomTag(length: number): string {
+  return Array.from(randomBytes(length), (byte) => ALPHANUMERIC[byte % 62]).join('');
+}
+
+/** The record as a plain object, so that drivers returning null-prototype rows compare equal. */
+function plain<T extends object>(record: T | undefined): T | undefined {
+  return record === undefined ? undefined : { ...record };
+}
+
+function plainAll<T extends object>(records: readonly T[]): T[] {
+  return records.map((record) => ({ ...record }));
+}
+
+function tally<T extends string>(results: readonly T[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) counts[result] = (counts[result] ?? 0) + 1;
+  return counts;
+}
+
+export function storeContract(name: string, open: () => Promise<OpenedStore>): void {
+  describe(`store contract: ${name}`, () => {
+    let opened: OpenedStore;
+    let store: Store;
+    let tag: string;
+
+    beforeEach(async () => {
+      opened = await open();
+      store = opened.store;
+      tag = randomTag(8);
+    });
+
+    afterEach(async () => {
+      await opened.cleanup();
+    });
+
+    /** A shortcode unique to this test run: the given stem plus the test's random suffix. */
+    const code = (stem: string): string => `${stem}-${tag}`;
+
+    function createAccount(maxLinks = 20, target: Store = store): Promise<AccountRecord> {
+      return target.createAccount({
+        codeHash: randomBytes(32).toString('hex'),
+        dateCreated: new Date().toISOString(),
+        maxLinks,
+      });
+    }
+
+    function link(createdBy: number, shortCode: string, pointsTo = 'https://example.com/'): NewLink {
+      return { shortCode, pointsTo, createdBy, dateCreated: new Date().toISOString() };
+    }
+
+    describe('accounts', () => {
+      test('createAccount returns the account with a positive integer uid', async () => {
+        const dateCreated = '2026-11-22T04:12:49.123Z';
+        const account = await store.createAccount({ codeHash: randomBytes(32).toString('hex'), dateCreated, maxLinks: 7 });
+        assert.ok(Number.isSafeInteger(account.uid) && account.uid > 0, `uid ${account.uid}`);
+        assert.deepEqual(plain(account), { uid: account.uid, dateCreated, maxLinks: 7 });
+      });
+
+      test('createAccount gives each account a larger uid than the one before', async () => {
+        const uids: number[] = [];
+        for (let i = 0; i < 10; i++) uids.push((await createAccount()).uid);
+        for (let i = 1; i < uids.length; i++) assert.ok(uids[i]! > uids[i - 1]!, `uids ${uids.join(', ')}`);
+      });
+
+      test('createAccount gives concurrent accounts distinct uids', async () => {
+        const accounts = await Promise.all(Array.from({ length: 50 }, () => createAccount()));
+        assert.equal(new Set(accounts.map((account) => account.uid)).size, 50);
+      });
+
+      test('findAccountByCodeHash finds the account by its code hash', async () => {
+        const codeHash = randomBytes(32).toString('hex');
+        const created = await store.createAccount({ codeHash, dateCreated: new Date().toISOString(), maxLinks: 3 });
+        await createAccount();
+        assert.deepEqual(plain(await store.findAccountByCodeHash(codeHash)), plain(created));
+      });
+
+      test('findAccountByCodeHash answers undefined for an unknown hash', async () => {
+        await createAccount();
+        assert.equal(await store.findAccountByCodeHash(randomBytes(32).toString('hex')), undefined);
+        assert.equal(await store.findAccountByCodeHash(''), undefined);
+      });
+
+      test('keeps MaxLinks per account, whatever later accounts get', async () => {
+        const small = await createAccount(1);
+        const large = await createAccount(50);
+        assert.equal(small.maxLinks, 1);
+        assert.equal(large.maxLinks, 50);
+        assert.equal(await store.createLink(link(small.uid, code('one'))), 'created');
+        assert.equal(await store.createLink(link(small.uid, code('two'))), 'cap_reached');
+      });
+    });
+
+    describe('createLink', () => {
+      test('creates a link that findLink returns with zero accesses', async () => {
+        const account = await createAccount();
+        const shortCode = code('first');
+        assert.equal(await store.createLink(link(account.uid, shortCode, 'https://example.com/a?b=c')), 'created');
+        assert.deepEqual(plain(await store.findLink(shortCode)), {
+          shortCode, pointsTo: 'https://example.com/a?b=c', createdBy: account.uid, accesses: 0,
+        });
+      });
+
+      test('rejects a shortcode that is already taken by another account', async () => {
+        const owner = await createAccount();
+        const other = await createAccount();
+        const shortCode = code('taken');
+        assert.equal(await store.createLink(link(owner.uid, shortCode, 'https://owner.example/')), 'created');
+        assert.equal(await store.createLink(link(other.uid, shortCode, 'https://other.example/')), 'taken');
+        assert.deepEqual(plain(await store.findLink(shortCode)), {
+          shortCode, pointsTo: 'https://owner.example/', createdBy: owner.uid, accesses: 0,
+        });
+        assert.deepEqual(await store.listLinks(other.uid), []);
+      });
+
+      test('rejects a shortcode that the same account already holds', async () => {
+        const account = await createAccount();
+        const shortCode = code('twice');
+        assert.equal(await store.createLink(link(account.uid, shortCode)), 'created');
+        assert.equal(await store.createLink(link(account.uid, shortCode, 'https://elsewhere.example/')), 'taken');
+        assert.equal((await store.listLinks(account.uid)).length, 1);
+      });
+
+      test('a refused (taken) create does not use up a slot', async () => {
+        const owner = await createAccount();
+        const account = await createAccount(1);
+        const shortCode = code('held');
+        assert.equal(await store.createLink(link(owner.uid, shortCode)), 'created');
+        for (let i = 0; i < 3; i++) assert.equal(await store.createLink(link(account.uid, shortCode)), 'taken');
+        assert.equal(await store.createLink(link(account.uid, code('free'))), 'created');
+      });
+
+      test('refuses a link beyond MaxLinks', async () => {
+        const account = await createAccount(3);
+        for (const stem of ['a1', 'a2', 'a3']) assert.equal(await store.createLink(link(account.uid, code(stem))), 'created');
+        assert.equal(await store.createLink(link(account.uid, code('a4'))), 'cap_reached');
+        assert.equal(await store.findLink(code('a4')), undefined);
+        assert.equal((await store.listLinks(account.uid)).length, 3);
+      });
+
+      test('refuses every link for an account with MaxLinks 0', async () => {
+        const account = await createAccount(0);
+        assert.equal(await store.createLink(link(account.uid, code('none'))), 'cap_reached');
+        assert.deepEqual(await store.listLinks(account.uid), []);
+      });
+
+      test('checks the cap before uniqueness: a full account creating a taken code gets cap_reached', async () => {
+        const owner = await createAccount();
+        const full = await createAccount(1);
+        const shortCode = code('wanted');
+        assert.equal(await store.createLink(link(owner.uid, shortCode)), 'created');
+        assert.equal(await store.createLink(link(full.uid, code('mine'))), 'created');
+        assert.equal(await store.createLink(link(full.uid, shortCode)), 'cap_reached');
+        // Its own code, taken by itself, also answers cap_reached while it is full.
+        assert.equal(await store.createLink(link(full.uid, code('mine'))), 'cap_reached');
+      });
+
+      test('counts the links held at once: deleting one frees a slot', async () => {
+        const account = await createAccount(2);
+        assert.equal(await store.createLink(link(account.uid, code('s1'))), 'created');
+        assert.equal(await store.createLink(link(account.uid, code('s2'))), 'created');
+        assert.equal(await store.createLink(link(account.uid, code('s3'))), 'cap_reached');
+        assert.equal(await store.deleteLink(code('s1'), account.uid), 'deleted');
+        assert.equal(await store.createLink(link(account.uid, code('s3'))), 'created');
+        assert.equal(await store.createLink(link(account.uid, code('s4'))), 'cap_reached');
+        // Many create/delete cycles never leak or gain slots.
+        for (let i = 0; i < 10; i++) {
+          assert.equal(await store.deleteLink(code('s3'), account.uid), 'deleted');
+          assert.equal(await store.createLink(link(account.uid, code('s3'))), 'created');
+        }
+        assert.equal(await store.createLink(link(account.uid, code('s5'))), 'cap_reached');
+      });
+
+      test('treats shortcodes case-sensitively: Abcde and abcde are two links', async () => {
+        const first = await createAccount();
+        const second = await createAccount();
+        assert.equal(await store.createLink(link(first.uid, code('Abcde'), 'https://upper.example/')), 'created');
+        assert.equal(await store.createLink(link(second.uid, code('abcde'), 'https://lower.example/')), 'created');
+        assert.equal(await store.createLink(link(second.uid, code('ABCDE'), 'https://caps.example/')), 'created');
+        assert.equal((await store.findLink(code('Abcde')))?.pointsTo, 'https://upper.example/');
+        assert.equal((await store.findLink(code('abcde')))?.pointsTo, 'https://lower.example/');
+        assert.equal((await store.findLink(code('ABCDE')))?.pointsTo, 'https://caps.example/');
+        assert.equal(await store.findLink(code('aBcde')), undefined);
+        assert.equal((await store.resolveLink(code('Abcde')))?.accesses, 1);
+        assert.equal((await store.findLink(code('abcde')))?.accesses, 0);
+      });
+
+      test('lets a deleted shortcode be taken again, by anyone', async () => {
+        const first = await createAccount();
+        const second = await createAccount();
+        const shortCode = code('reuse');
+        assert.equal(await store.createLink(link(first.uid, shortCode, 'https://first.example/')), 'created');
+        await store.resolveLink(shortCode);
+        assert.equal(await store.deleteLink(shortCode, first.uid), 'deleted');
+        assert.equal(await store.createLink(link(second.uid, shortCode, 'https://second.example/')), 'created');
+        // The new link starts from zero: it does not inherit the old one's accesses.
+        assert.deepEqual(plain(await store.findLink(shortCode)), {
+          shortCode, pointsTo: 'https://second.example/', createdBy: second.uid, accesses: 0,
+        });
+      });
+
+      test('stores and returns a 2000-character shortcode and a 2000-code-point URL exactly', async () => {
+        const account = await createAccount();
+        const shortCode = `${tag}-`.padEnd(2000, 'Zz9-._~');
+        const pointsTo = 'https://example.com/' + '😀'.repeat(1980);
+        assert.equal(shortCode.length, 2000);
+        assert.equal([...pointsTo].length, 2000);
+        assert.equal(await store.createLink(link(account.uid, shortCode, pointsTo)), 'created');
+        const expected = { shortCode, pointsTo, createdBy: account.uid, accesses: 0 };
+        assert.deepEqual(plain(await store.findLink(shortCode)), expected);
+        assert.deepEqual(plainAll(await store.listLinks(account.uid)), [expected]);
+        assert.deepEqual(plain(await store.resolveLink(shortCode)), { ...expected, accesses: 1 });
+        assert.equal(await store.findLink(shortCode.slice(0, -1)), undefined);
+        assert.equal(await store.deleteLink(shortCode, account.uid), 'deleted');
+      });
+
+      test('stores non-ASCII URLs byte for byte, without normalising them', async () => {
+        const account = await createAccount();
+        // NFC "é" and NFD "e\u0301" must stay distinct; IDN hosts stay in Unicode.
+        const urls = ['https://bücher.example/straße?q=ü#ö', 'https://example.com/caf\u00e9', 'https://example.com/cafe\u0301'];
+        for (const [i, pointsTo] of urls.entries()) {
+          assert.equal(await store.createLink(link(account.uid, code(`u${i}xx`), pointsTo)), 'created');
+        }
+        assert.deepEqual((await store.listLinks(account.uid)).map((row) => row.pointsTo), urls);
+      });
+    });
+
+    describe('deleteLink', () => {
+      test('deletes the caller\'s own link', async () => {
+        const account = await createAccount();
+        const shortCode = code('gone');
+        await store.createLink(link(account.uid, shortCode));
+        assert.equal(await store.deleteLink(shortCode, account.uid), 'deleted');
+        assert.equal(await store.findLink(shortCode), undefined);
+        assert.equal(await store.resolveLink(shortCode), undefined);
+        assert.deepEqual(await store.listLinks(account.uid), []);
+      });
+
+      test('answers not_found for a shortcode no link has', async () => {
+        const account = await createAccount();
+        assert.equal(await store.deleteLink(code('never'), account.uid), 'not_found');
+      });
+
+      test('answers not_found when deleting the same link twice', async () => {
+        const account = await createAccount();
+        await store.createLink(link(account.uid, code('once')));
+        assert.equal(await store.deleteLink(code('once'), account.uid), 'deleted');
+        assert.equal(await store.deleteLink(code('once'), account.uid), 'not_found');
+      });
+
+      test('matches the shortcode case-sensitively', async () => {
+        const account = await createAccount();
+        await store.createLink(link(account.uid, code('lower')));
+        assert.equal(await store.deleteLink(code('LOWER'), account.uid), 'not_found');
+        assert.notEqual(await store.findLink(code('lower')), undefined);
+      });
+
+      test('answers not_owner for another account\'s link and leaves the link in place', async () => {
+        const owner = await createAccount(1);
+        const intruder = await createAccount(1);
+        const shortCode = code('theirs');
+        await store.createLink(link(owner.uid, shortCode, 'https://owner.example/'));
+        await store.resolveLink(shortCode);
+        assert.equal(await store.deleteLink(shortCode, intruder.uid), 'not_owner');
+        const expected = { shortCode, pointsTo: 'https://owner.example/', createdBy: owner.uid, accesses: 1 };
+        assert.deepEqual(plain(await store.findLink(shortCode)), expected);
+        assert.deepEqual(plainAll(await store.listLinks(owner.uid)), [expected]);
+        // Neither account's slots moved: the owner is still full, the intruder still has one free.
+        assert.equal(await store.createLink(link(owner.uid, code('more'))), 'cap_reached');
+        assert.equal(await store.createLink(link(intruder.uid, code('own'))), 'created');
+        assert.equal(await store.createLink(link(intruder.uid, code('own2'))), 'cap_reached');
+      });
+
+      test('answers not_found for an account that does not exist', async () => {
+        const owner = await createAccount();
+        await store.createLink(link(owner.uid, code('owned')));
+        assert.equal(await store.deleteLink(code('missing'), owner.uid + 1_000_000), 'not_found');
+        assert.equal(await store.deleteLink(code('owned'), owner.uid + 1_000_000), 'not_owner');
+      });
+    });
+
+    describe('listLinks', () => {
+      test('answers an empty list for an account without links', async () => {
+        const account = await createAccount();
+        assert.deepEqual(await store.listLinks(account.uid), []);
+      });
+
+      test('lists the account\'s links oldest first, not in shortcode order', async () => {
+        const account = await createAccount();
+        const stems = ['mmmmm', 'zzzzz', 'AAAAA', 'aaaaa', '00000', 'bbbbb'];
+        for (const stem of stems) await store.createLink(link(account.uid, code(stem), `https://example.com/${stem}`));
+        const listed = plainAll(await store.listLinks(account.uid));
+        assert.deepEqual(
+          listed,
+          stems.map((stem) => ({ shortCode: code(stem), pointsTo: `https://example.com/${stem}`, createdBy: account.uid, accesses: 0 })),
+        );
+      });
+
+      test('keeps creation order after a delete and a re-create', async () => {
+        const account = await createAccount();
+        for (const stem of ['one11', 'two22', 'three']) await store.createLink(link(account.uid, code(stem)));
+        await store.deleteLink(code('one11'), account.uid);
+        await store.createLink(link(account.uid, code('one11')));
+        assert.deepEqual(
+          (await store.listLinks(account.uid)).map((row) => row.shortCode),
+          [code('two22'), code('three'), code('one11')],
+        );
+      });
+
+      test('lists only the account\'s own links', async () => {
+        const mine = await createAccount();
+        const theirs = await createAccount();
+        await store.createLink(link(mine.uid, code('mine1')));
+        await store.createLink(link(theirs.uid, code('their')));
+        await store.createLink(link(mine.uid, code('mine2')));
+        assert.deepEqual((await store.listLinks(mine.uid)).map((row) => row.shortCode), [code('mine1'), code('mine2')]);
+        assert.deepEqual((await store.listLinks(theirs.uid)).map((row) => row.shortCode), [code('their')]);
+      });
+
+      test('shows the current access counts', async () => {
+        const account = await createAccount();
+        await store.createLink(link(account.uid, code('hits1')));
+        await store.createLink(link(account.uid, code('hits2')));
+        await store.resolveLink(code('hits2'));
+        await store.resolveLink(code('hits2'));
+        assert.deepEqual((await store.listLinks(account.uid)).map((row) => row.accesses), [0, 2]);
+      });
+    });
+
+    describe('resolveLink and findLink', () => {
+      test('resolveLink counts one access and returns the count after it', async () => {
+        const account = await createAccount();
+        const shortCode = code('count');
+        await store.createLink(link(account.uid, shortCode, 'https://target.example/'));
+        for (let expected = 1; expected <= 5; expected++) {
+          assert.deepEqual(plain(await store.resolveLink(shortCode)), {
+            shortCode, pointsTo: 'https://target.example/', createdBy: account.uid, accesses: expected,
+          });
+        }
+        assert.equal((await store.findLink(shortCode))?.accesses, 5);
+      });
+
+      test('resolveLink answers undefined for an unknown shortcode and creates nothing', async () => {
+        assert.equal(await store.resolveLink(code('nothing')), undefined);
+        assert.equal(await store.findLink(code('nothing')), undefined);
+      });
+
+      test('findLink does not count an access', async () => {
+        const account = await createAccount();
+        const shortCode = code('peek');
+        await store.createLink(link(account.uid, shortCode));
+        for (let i = 0; i < 3; i++) assert.equal((await store.findLink(shortCode))?.accesses, 0);
+        assert.equal((await store.resolveLink(shortCode))?.accesses, 1);
+        assert.equal((await store.findLink(shortCode))?.accesses, 1);
+      });
+
+      test('findLink answers undefined for an unknown shortcode', async () => {
+        assert.equal(await store.findLink(code('absent')), undefined);
+      });
+
+      test('counts concurrent resolutions of different links separately', async () => {
+        const account = await createAccount();
+        const codes = [code('multi1'), code('multi2'), code('multi3')];
+        for (const shortCode of codes) await store.createLink(link(account.uid, shortCode));
+        const calls: Promise<LinkRecord | undefined>[] = [];
+        for (let i = 0; i < 30; i++) calls.push(store.resolveLink(codes[i % 3]!));
+        calls.push(store.resolveLink(code('missing')));
+        const results = await Promise.all(calls);
+        assert.equal(results.pop(), undefined);
+        for (const shortCode of codes) {
+          const counts = results.filter((row) => row?.shortCode === shortCode).map((row) => row!.accesses);
+          assert.deepEqual(counts.sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+          assert.equal((await store.findLink(shortCode))?.accesses, 10);
+        }
+      });
+
+      test('ping answers while the store is open', async () => {
+        await store.ping();
+      });
+    });
+
+    describe('races through the store', () => {
+      test('40 concurrent creates on an account with MaxLinks 20 create exactly 20', async () => {
+        const account = await createAccount(20);
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => store.createLink(link(account.uid, code(`race${i}`)))),
+        );
+        assert.deepEqual(tally(results), { created: 20, cap_reached: 20 });
+        const listed = await store.listLinks(account.uid);
+        assert.equal(listed.length, 20);
+        const createdCodes = new Set(results.flatMap((result, i) => (result === 'created' ? [code(`race${i}`)] : [])));
+        assert.deepEqual(new Set(listed.map((row) => row.shortCode)), createdCodes);
+      });
+
+      test('20 concurrent creates of one shortcode from 20 accounts grant it exactly once', async () => {
+        const accounts = await Promise.all(Array.from({ length: 20 }, () => createAccount(1)));
+        const shortCode = code('contested');
+        const results = await Promise.all(
+          accounts.map((account) => store.createLink(link(account.uid, shortCode, `https://example.com/${account.uid}`))),
+        );
+        assert.deepEqual(tally(results), { created: 1, taken: 19 });
+        const winner = accounts[results.indexOf('created')]!;
+        assert.deepEqual(plain(await store.findLink(shortCode)), {
+          shortCode, pointsTo: `https://example.com/${winner.uid}`, createdBy: winner.uid, accesses: 0,
+        });
+        // The losers' refused creates used up none of their single slot.
+        const followUps = await Promise.all(
+          accounts.map((account, i) => store.createLink(link(account.uid, code(`after${i}`)))),
+        );
+        assert.deepEqual(
+          followUps,
+          accounts.map((account) => (account.uid === winner.uid ? 'cap_reached' : 'created')),
+        );
+      });
+
+      test('400 concurrent resolutions of one link answer the counts 1 to 400, each once', async () => {
+        const account = await createAccount();
+        const shortCode = code('popular');
+        await store.createLink(link(account.uid, shortCode));
+        const results = await Promise.all(Array.from({ length: 400 }, () => store.resolveLink(shortCode)));
+        const counts = results.map((row) => {
+          assert.ok(row !== undefined);
+          assert.equal(row.shortCode, shortCode);
+          return row.accesses;
+        });
+        assert.deepEqual(counts.sort((a, b) => a - b), Array.from({ length: 400 }, (_, i) => i + 1));
+        assert.equal((await store.findLink(shortCode))?.accesses, 400);
+      });
+
+      test('concurrent deletes and creates on a full account never exceed MaxLinks', async () => {
+        const account = await createAccount(5);
+        for (let i = 0; i < 5; i++) await store.createLink(link(account.uid, code(`old${i}`)));
+        const deletes = Array.from({ length: 5 }, (_, i) => store.deleteLink(code(`old${i}`), account.uid));
+        const creates = Array.from({ length: 10 }, (_, i) => store.createLink(link(account.uid, code(`new${i}`))));
+        const [deleted, created] = await Promise.all([Promise.all(deletes), Promise.all(creates)]);
+        assert.deepEqual(deleted, ['deleted', 'deleted', 'deleted', 'deleted', 'deleted']);
+        const createdCount = created.filter((result) => result === 'created').length;
+        assert.ok(createdCount <= 5, `${createdCount} created`);
+        assert.equal((await store.listLinks(account.uid)).length, createdCount);
+        // Whatever the interleaving, the account is back to holding what it may and no more.
+        const fill = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.createLink(link(account.uid, code(`fill${i}`)))),
+        );
+        assert.equal(fill.filter((result) => result === 'created').length, 5 - createdCount);
+        assert.equal((await store.listLinks(account.uid)).length, 5);
+      });
+
+      test('concurrent deletes of one link by its owner succeed exactly once', async () => {
+        const account = await createAccount(1);
+        await store.createLink(link(account.uid, code('solo')));
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.deleteLink(code('solo'), account.uid)));
+        assert.deepEqual(tally(results), { deleted: 1, not_found: 9 });
+        // Exactly one slot was freed, not ten.
+        assert.equal(await store.createLink(link(account.uid, code('next1'))), 'created');
+        assert.equal(await store.createLink(link(account.uid, code('next2'))), 'cap_reached');
+      });
+    });
+
+    describe('persistence', () => {
+      test('close() writes resolutions still in flight before it settles', async (t) => {
+        if (opened.reopen === undefined) return t.skip('this backend cannot reopen its database');
+        const account = await createAccount();
+        const shortCode = code('inflight');
+        await store.createLink(link(account.uid, shortCode));
+        const pending = Array.from({ length: 25 }, () => store.resolveLink(shortCode));
+        await store.close();
+        const counts = (await Promise.all(pending)).map((row) => row?.accesses);
+        assert.deepEqual(counts.sort((a, b) => a! - b!), Array.from({ length: 25 }, (_, i) => i + 1));
+        const again = await opened.reopen();
+        assert.equal((await again.findLink(shortCode))?.accesses, 25);
+      });
+
+      test('a closed and reopened store keeps accounts, links, counts and slots', async (t) => {
+        if (opened.reopen === undefined) return t.skip('this backend cannot reopen its database');
+        const codeHash = randomBytes(32).toString('hex');
+        const account = await store.createAccount({ codeHash, dateCreated: '2026-01-02T03:04:05.678Z', maxLinks: 2 });
+        await store.createLink(link(account.uid, code('keep1'), 'https://one.example/'));
+        await store.createLink(link(account.uid, code('keep2'), 'https://two.example/'));
+        await store.resolveLink(code('keep2'));
+        await store.resolveLink(code('keep2'));
+        await store.close();
+
+        const again = await opened.reopen();
+        assert.deepEqual(plain(await again.findAccountByCodeHash(codeHash)), plain(account));
+        assert.deepEqual(plainAll(await again.listLinks(account.uid)), [
+          { shortCode: code('keep1'), pointsTo: 'https://one.example/', createdBy: account.uid, accesses: 0 },
+          { shortCode: code('keep2'), pointsTo: 'https://two.example/', createdBy: account.uid, accesses: 2 },
+        ]);
+        assert.equal((await again.resolveLink(code('keep2')))?.accesses, 3);
+        assert.equal(await again.createLink(link(account.uid, code('keep3'))), 'cap_reached');
+        assert.equal(await again.createLink(link(account.uid, code('keep1'))), 'cap_reached');
+        assert.equal((await createAccount(20, again)).uid > account.uid, true);
+      });
+    });
+  });
+}

@@ -1,0 +1,237 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { createAccountService } from '../../src/accounts/account-service.ts';
+import { hashAccessCode } from '../../src/accounts/access-code.ts';
+import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Store } from '../../src/store/store.ts';
+import { tempDir } from '../helpers/app.ts';
+import { storeContract, type OpenedStore } from './contract.ts';
+
+/** A SQLite file in its own temp folder; every store opened on it is closed by cleanup(). */
+function sqliteFile(): { path: string; open(): Store; cleanup(): Promise<void> } {
+  const dir = tempDir('shortlink-sqlite-');
+  const path = join(dir.path, 'store.db');
+  const stores: Store[] = [];
+  return {
+    path,
+    open() {
+      const store = openSqliteStore({ path });
+      stores.push(store);
+      return store;
+    },
+    async cleanup() {
+      for (const store of stores) await store.close();
+      dir.remove();
+    },
+  };
+}
+
+storeContract('sqlite file', async (): Promise<OpenedStore> => {
+  const file = sqliteFile();
+  return { store: file.open(), reopen: async () => file.open(), cleanup: file.cleanup };
+});
+
+storeContract('sqlite in memory', async (): Promise<OpenedStore> => {
+  const store = openSqliteStore({ path: ':memory:' });
+  return { store, cleanup: () => store.close() };
+});
+
+storeContract('sqlite file with synchronous=full', async (): Promise<OpenedStore> => {
+  const dir = tempDir('shortlink-sqlite-full-');
+  const path = join(dir.path, 'nested', 'folder', 'store.db');
+  const stores: Store[] = [];
+  const open = (): Store => {
+    const store = openSqliteStore({ path, synchronous: 'full' });
+    stores.push(store);
+    return store;
+  };
+  return {
+    store: open(),
+    reopen: async () => open(),
+    async cleanup() {
+      for (const store of stores) await store.close();
+      dir.remove();
+    },
+  };
+});
+
+/** Reads the database with a second, independent connection. */
+function inspect<R>(path: string, read: (db: DatabaseSync) => R): R {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe('sqlite store', () => {
+  test('puts the database in WAL mode', async () => {
+    const file = sqliteFile();
+    try {
+      file.open();
+      const mode = inspect(file.path, (db) => db.prepare('PRAGMA journal_mode').get() as { journal_mode: string });
+      assert.equal(mode.journal_mode, 'wal');
+    } finally {
+      await file.cleanup();
+    }
+  });
+
+  test('creates missing parent folders of the database file', async () => {
+    const dir = tempDir('shortlink-sqlite-');
+    const store = openSqliteStore({ path: join(dir.path, 'a', 'b', 'c', 'store.db') });
+    try {
+      await store.ping();
+      assert.deepEqual(readdirSync(join(dir.path, 'a', 'b', 'c')).includes('store.db'), true);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+
+  test('records the schema version and applies migrations only once when opened again', async () => {
+    const file = sqliteFile();
+    try {
+      const first = file.open();
+      const account = await first.createAccount({ codeHash: 'a'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 20 });
+      assert.equal(await first.createLink({ shortCode: 'kept1', pointsTo: 'https://a.example/', createdBy: account.uid, dateCreated: '2026-01-01T00:00:00.000Z' }), 'created');
+      await first.close();
+
+      // Opening an up-to-date database again, twice, must neither fail nor reset anything.
+      for (let i = 0; i < 2; i++) {
+        const again = file.open();
+        assert.equal((await again.findLink('kept1'))?.pointsTo, 'https://a.example/');
+        await again.close();
+      }
+      const version = inspect(file.path, (db) => db.prepare('PRAGMA user_version').get() as { user_version: number });
+      assert.equal(version.user_version, SQLITE_MIGRATIONS.length);
+      const tables = inspect(file.path, (db) =>
+        (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
+          .map((row) => row.name));
+      assert.deepEqual(tables, ['accounts', 'links']);
+    } finally {
+      await file.cleanup();
+    }
+  });
+
+  test('two stores may open the same file at once (concurrent starts)', async () => {
+    const file = sqliteFile();
+    try {
+      const first = file.open();
+      const second = file.open();
+      await first.ping();
+      await second.ping();
+    } finally {
+      await file.cleanup();
+    }
+  });
+
+  test('two stores on one file share the cap, the shortcode space and the counts', async () => {
+    // As two processes sharing the file would: nothing may be settled in process memory.
+    const file = sqliteFile();
+    try {
+      const first = file.open();
+      const second = file.open();
+      const account = await first.createAccount({ codeHash: 'b'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 3 });
+      const other = await second.createAccount({ codeHash: 'c'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 3 });
+      assert.ok(other.uid > account.uid);
+      const newLink = (shortCode: string, createdBy = account.uid) =>
+        ({ shortCode, pointsTo: 'https://example.com/', createdBy, dateCreated: '2026-01-01T00:00:00.000Z' });
+
+      const results = await Promise.all([
+        first.createLink(newLink('share1')), second.createLink(newLink('share2')),
+        first.createLink(newLink('share3')), second.createLink(newLink('share4')),
+      ]);
+      assert.deepEqual(results, ['created', 'created', 'created', 'cap_reached']);
+      assert.equal(await second.createLink(newLink('share1', other.uid)), 'taken');
+
+      const counts = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? first : second).resolveLink('share1')),
+      );
+      assert.deepEqual(
+        counts.map((row) => row?.accesses).sort((a, b) => a! - b!),
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
+      assert.equal(await second.deleteLink('share1', account.uid), 'deleted');
+      assert.equal(await first.findLink('share1'), undefined);
+      assert.equal(await first.createLink(newLink('share5')), 'created');
+    } finally {
+      await file.cleanup();
+    }
+  });
+
+  test('keeps accounts, links and counts across close and reopen', async () => {
+    const file = sqliteFile();
+    try {
+      const first = file.open();
+      const accounts = createAccountService({ store: first, clock: () => new Date(), defaultMaxLinks: 20 });
+      const account = await accounts.create();
+      await first.createLink({ shortCode: 'persist', pointsTo: 'https://p.example/', createdBy: account.uid, dateCreated: account.dateCreated });
+      await Promise.all(Array.from({ length: 7 }, () => first.resolveLink('persist')));
+      await first.close();
+
+      const second = file.open();
+      const again = createAccountService({ store: second, clock: () => new Date(), defaultMaxLinks: 5 });
+      const found = await again.authenticate(account.accessCode.toUpperCase());
+      assert.deepEqual({ ...found }, { ...account });
+      assert.deepEqual({ ...(await second.findLink('persist')) }, {
+        shortCode: 'persist', pointsTo: 'https://p.example/', createdBy: account.uid, accesses: 7,
+      });
+    } finally {
+      await file.cleanup();
+    }
+  });
+
+  test('never stores an access code in plain text, only its SHA-256 hex digest', async () => {
+    const file = sqliteFile();
+    try {
+      const store = file.open();
+      const accounts = createAccountService({ store, clock: () => new Date(), defaultMaxLinks: 20 });
+      const created = await Promise.all(Array.from({ length: 5 }, () => accounts.create()));
+
+      const forms = (code: string) => [code, code.toUpperCase(), code.replaceAll('-', ''), code.replaceAll('-', '').toUpperCase()];
+      const scanFiles = (when: string) => {
+        // The main file, and while open the WAL and shared-memory files too.
+        const files = readdirSync(join(file.path, '..')).map((name) => join(file.path, '..', name));
+        assert.ok(files.length > 0);
+        const bytes = Buffer.concat(files.map((path) => readFileSync(path)));
+        for (const { accessCode } of created) {
+          for (const form of forms(accessCode)) {
+            assert.equal(bytes.includes(form, 0, 'latin1'), false, `${when}: access code found in the database files`);
+            assert.equal(bytes.includes(form, 0, 'utf16le'), false, `${when}: access code found as UTF-16`);
+          }
+          assert.equal(bytes.includes(Buffer.from(accessCode.replaceAll('-', ''), 'hex')), false, `${when}: raw UUID bytes found`);
+        }
+        return bytes;
+      };
+
+      // While open: the rows live in the WAL.
+      const whileOpen = scanFiles('while open');
+      assert.equal(created.every(({ accessCode }) => whileOpen.includes(hashAccessCode(accessCode))), true);
+
+      const rows = inspect(file.path, (db) => db.prepare('SELECT * FROM accounts ORDER BY uid').all() as Record<string, unknown>[]);
+      assert.equal(rows.length, 5);
+      for (const [i, row] of rows.entries()) {
+        const { accessCode } = created[i]!;
+        assert.equal(row.code_hash, hashAccessCode(accessCode));
+        assert.match(String(row.code_hash), /^[0-9a-f]{64}$/);
+        for (const value of Object.values(row)) {
+          for (const form of forms(accessCode)) {
+            assert.equal(String(value).toLowerCase().includes(form.toLowerCase()), false);
+          }
+        }
+      }
+
+      // After close: everything has been checkpointed into the main file.
+      await store.close();
+      const afterClose = scanFiles('after close');
+      assert.equal(created.every(({ accessCode }) => afterClose.includes(hashAccessCode(accessCode))), true);
+    } finally {
+      await file.cleanup();
+    }
+  });
+});

@@ -1,0 +1,185 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+/** Asserts that loadConfig throws a ConfigError and returns it for further checks. */
+function configError(env: Record<string, string>): ConfigError {
+  let caught: unknown;
+  try {
+    loadConfig(env);
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof ConfigError, `expected a ConfigError for ${JSON.stringify(env)}`);
+  // One clear line on stderr: no newline of any kind in the message.
+  assert.doesNotMatch(caught.message, /[\r\n\u2028\u2029]/);
+  return caught;
+}
+
+describe('loadConfig defaults', () => {
+  test('uses the documented default for every variable when the environment is empty', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.baseUrl, 'http://localhost:8080');
+    assert.deepEqual(config.storage, { kind: 'sqlite', path: './data/shortlinks.db', synchronous: 'normal' });
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.defaultMaxLinks, 20);
+    assert.equal(config.rateLimit, true);
+    assert.equal(config.logLevel, 'info');
+  });
+
+  test('derives the default BASE_URL from PORT', () => {
+    assert.equal(loadConfig({ PORT: '3000' }).baseUrl, 'http://localhost:3000');
+  });
+
+  test('treats an empty or blank variable as unset', () => {
+    const config = loadConfig({ PORT: '', HOST: '  ', BASE_URL: '', DATABASE_URL: '', LOG_LEVEL: '' });
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.baseUrl, 'http://localhost:8080');
+    assert.deepEqual(config.storage, { kind: 'sqlite', path: './data/shortlinks.db', synchronous: 'normal' });
+    assert.equal(config.logLevel, 'info');
+  });
+
+  test('returns a frozen object', () => {
+    const config = loadConfig({});
+    assert.equal(Object.isFrozen(config), true);
+    assert.equal(Object.isFrozen(config.storage), true);
+  });
+});
+
+describe('loadConfig values', () => {
+  test('reads PORT and HOST', () => {
+    const config = loadConfig({ PORT: '9000', HOST: '127.0.0.1' });
+    assert.equal(config.port, 9000);
+    assert.equal(config.host, '127.0.0.1');
+  });
+
+  test('accepts the ends of the port range', () => {
+    assert.equal(loadConfig({ PORT: '0' }).port, 0);
+    assert.equal(loadConfig({ PORT: '65535' }).port, 65535);
+  });
+
+  test('keeps BASE_URL as given', () => {
+    assert.equal(loadConfig({ BASE_URL: 'https://sho.rt' }).baseUrl, 'https://sho.rt');
+    assert.equal(loadConfig({ BASE_URL: 'http://localhost:3000' }).baseUrl, 'http://localhost:3000');
+  });
+
+  test('strips a trailing slash from BASE_URL', () => {
+    assert.equal(loadConfig({ BASE_URL: 'https://sho.rt/' }).baseUrl, 'https://sho.rt');
+    assert.equal(loadConfig({ BASE_URL: 'https://sho.rt///' }).baseUrl, 'https://sho.rt');
+    assert.equal(loadConfig({ BASE_URL: 'https://example.com/s/' }).baseUrl, 'https://example.com/s');
+  });
+
+  test('reads a plain DATABASE_URL as a SQLite file path', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: '/var/lib/shortlink/links.db' }).storage, {
+      kind: 'sqlite', path: '/var/lib/shortlink/links.db', synchronous: 'normal',
+    });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'relative/links.db' }).storage, {
+      kind: 'sqlite', path: 'relative/links.db', synchronous: 'normal',
+    });
+  });
+
+  test('strips the sqlite: prefix from DATABASE_URL', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/tmp/links.db' }).storage, {
+      kind: 'sqlite', path: '/tmp/links.db', synchronous: 'normal',
+    });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:data/links.db' }).storage, {
+      kind: 'sqlite', path: 'data/links.db', synchronous: 'normal',
+    });
+  });
+
+  test('selects PostgreSQL for postgres:// and postgresql:// URLs, keeping the URL whole', () => {
+    for (const url of ['postgres://user:secret@db:5432/shortlink', 'postgresql://db/shortlink?sslmode=require']) {
+      assert.deepEqual(loadConfig({ DATABASE_URL: url }).storage, { kind: 'postgres', url });
+    }
+  });
+
+  test('reads REDIS_URL', () => {
+    assert.equal(loadConfig({ REDIS_URL: 'redis://cache:6379' }).redisUrl, 'redis://cache:6379');
+  });
+
+  test('reads DEFAULT_MAX_LINKS, including zero', () => {
+    assert.equal(loadConfig({ DEFAULT_MAX_LINKS: '5' }).defaultMaxLinks, 5);
+    assert.equal(loadConfig({ DEFAULT_MAX_LINKS: '0' }).defaultMaxLinks, 0);
+  });
+
+  test('turns rate limiting off with RATE_LIMIT=off and on with RATE_LIMIT=on, in any case', () => {
+    assert.equal(loadConfig({ RATE_LIMIT: 'off' }).rateLimit, false);
+    assert.equal(loadConfig({ RATE_LIMIT: 'OFF' }).rateLimit, false);
+    assert.equal(loadConfig({ RATE_LIMIT: 'on' }).rateLimit, true);
+    assert.equal(loadConfig({ RATE_LIMIT: 'On' }).rateLimit, true);
+  });
+
+  test('reads every pino LOG_LEVEL', () => {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+      assert.equal(loadConfig({ LOG_LEVEL: level }).logLevel, level);
+    }
+    assert.equal(loadConfig({ LOG_LEVEL: 'DEBUG' }).logLevel, 'debug');
+  });
+});
+
+describe('loadConfig refuses bad configuration', () => {
+  for (const [name, value] of [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['PORT', '8080abc'],
+    ['PORT', '1e3'],
+    ['BASE_URL', 'ftp://x'],
+    ['BASE_URL', 'not a url'],
+    ['BASE_URL', 'localhost:8080'],
+    ['BASE_URL', 'https://sho.rt/?x=1'],
+    ['BASE_URL', 'https://user:pw@sho.rt'],
+    ['DEFAULT_MAX_LINKS', '-1'],
+    ['DEFAULT_MAX_LINKS', 'many'],
+    ['DEFAULT_MAX_LINKS', '2.5'],
+    ['LOG_LEVEL', 'loud'],
+    ['RATE_LIMIT', 'sometimes'],
+    ['REDIS_URL', 'http://cache:6379'],
+  ] as const) {
+    test(`rejects ${name}=${value} with a ConfigError naming the variable`, () => {
+      const error = configError({ [name]: value });
+      assert.match(error.message, new RegExp(`\\b${name}\\b`));
+      assert.ok(error.message.includes(value), error.message);
+      assert.equal(error.problems.length, 1);
+    });
+  }
+
+  test('lists every problem at once, on one line', () => {
+    const error = configError({
+      PORT: 'abc',
+      BASE_URL: 'ftp://x',
+      DEFAULT_MAX_LINKS: '-1',
+      LOG_LEVEL: 'loud',
+      RATE_LIMIT: 'maybe',
+    });
+    assert.equal(error.problems.length, 5);
+    for (const name of ['PORT', 'BASE_URL', 'DEFAULT_MAX_LINKS', 'LOG_LEVEL', 'RATE_LIMIT']) {
+      assert.match(error.message, new RegExp(`\\b${name}\\b`), `${name} missing from: ${error.message}`);
+    }
+    for (const value of ['"abc"', '"ftp://x"', '"-1"', '"loud"', '"maybe"']) {
+      assert.ok(error.message.includes(value), `${value} missing from: ${error.message}`);
+    }
+  });
+
+  test('reports BASE_URL=not a url together with a bad PORT', () => {
+    const error = configError({ PORT: '70000', BASE_URL: 'not a url' });
+    assert.equal(error.problems.length, 2);
+    assert.match(error.message, /PORT/);
+    assert.match(error.message, /BASE_URL/);
+  });
+
+  test('keeps the message on one line even when a value contains line breaks', () => {
+    const error = configError({ PORT: '80\n80', BASE_URL: 'http://a\r\nb c', LOG_LEVEL: 'info\u2028x' });
+    assert.equal(error.problems.length, 3);
+  });
+
+  test('is a ConfigError named ConfigError, an Error', () => {
+    const error = configError({ PORT: 'abc' });
+    assert.equal(error.name, 'ConfigError');
+    assert.ok(error instanceof Error);
+  });
+});
