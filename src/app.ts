@@ -69,9 +69,10 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
 
 /** Builds the HTTP application around an open store. Listening is the caller's business. */
 export async function buildApp({ config, store, clock = () => new Date(), logStream }: AppDeps): Promise<FastifyInstance> {
+  const requestLog = new RequestLog();
   const app = Fastify({
     logger: logStream === undefined ? { level: config.logLevel } : { level: config.logLevel, stream: logStream },
-    logController: new RequestLog(),
+    logController: requestLog,
     // HEAD is routed explicitly: an automatic HEAD route would run GET and count an access.
     exposeHeadRoutes: false,
     // While closing, requests on open connections are still served (with Connection: close).
@@ -81,7 +82,11 @@ export async function buildApp({ config, store, clock = () => new Date(), logStr
     requestTimeout: LIMITS.requestTimeoutMs,
     keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
     clientErrorHandler,
+    // Node would answer a Host-less HTTP/1.1 request with a bare 400; the hook below words it.
+    http: { requireHostHeader: false },
     frameworkErrors: (error, request, reply) => {
+      // Requests refused before routing get no completion listener from Fastify: log them here.
+      reply.raw.once('finish', () => requestLog.requestCompleted(null, request, reply));
       if (request.method === 'GET' && isShortUrlPath(request.url)) return sendNotFoundPage(reply);
       const { status, reason } = describeError(error);
       return sendError(reply, Operation.Other, status, reason);
@@ -96,6 +101,30 @@ export async function buildApp({ config, store, clock = () => new Date(), logStr
   await app.register(formBody, { bodyLimit: LIMITS.bodyBytes });
 
   app.decorateRequest('account', null);
+
+  // Fastify marks requests that *arrive* after close() began with `Connection: close`, but not
+  // the ones already in flight: their connection would stay open after the answer, idle
+  // until the keep-alive timeout, and hold shutdown up for that long (or, if the client keeps
+  // using it, until the shutdown deadline). Close those connections after their answer too.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
+  // Callback style on purpose: this runs on every request, and an async hook costs a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      sendError(reply, Operation.Other, 400, 'the Host header is required');
+      return;
+    }
+    done();
+  });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, reason, retryAfter } = describeError(error);

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { describe, test, type TestContext } from 'node:test';
+import type { InjectOptions } from 'fastify';
+import { newAccount } from '../helpers/app.ts';
+import { appFor, createLinkOk, listen, rawRequest } from './support.ts';
+
+interface LogEntry {
+  level: number;
+  msg: string;
+  method?: string;
+  url?: string;
+  statusCode?: number;
+  responseTime?: number;
+}
+
+/** An app logging at info into an array of lines. */
+async function loggedApp(t: TestContext) {
+  const chunks: string[] = [];
+  const testApp = await appFor(t, { logLevel: 'info' }, { logStream: { write: (chunk: string) => void chunks.push(chunk) } });
+  const lines = () => chunks.join('').split('\n').filter((line) => line !== '');
+  return { ...testApp, lines, clear: () => void (chunks.length = 0) };
+}
+
+function percentEncodeAll(text: string): string {
+  return [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+}
+
+describe('request logging', () => {
+  test('writes exactly one JSON line per request, with method, path, status and time', async (t) => {
+    const { app, lines, clear } = await loggedApp(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: 'https://example.com/' });
+    clear();
+
+    const requests: InjectOptions[] = [
+      { method: 'GET', url: '/v1/new_account' },
+      { method: 'POST', url: '/v1/new_account' },
+      { method: 'HEAD', url: '/v1/new_account' },
+      { method: 'GET', url: `/v1/link?url=https%3A%2F%2Fexample.com%2F&auth=${code}` },
+      { method: 'GET', url: '/v1/links', headers: { authorization: code } },
+      { method: 'GET', url: `/v1/get/${short}` },
+      { method: 'HEAD', url: `/v1/get/${short}` },
+      { method: 'GET', url: `/${short}` },
+      { method: 'GET', url: '/no-such-link' },
+      { method: 'GET', url: '/v1/no/such/route' },
+      { method: 'GET', url: '/v1/links' },
+      { method: 'POST', url: '/v1/link', headers: { authorization: code, 'content-type': 'application/json' }, payload: '{' },
+      { method: 'POST', url: '/v1/link', headers: { authorization: code, 'content-type': 'text/plain' }, payload: 'x' },
+      { method: 'DELETE', url: `/v1/link?short=${short}`, headers: { authorization: `Bearer ${code}` } },
+    ];
+    for (const [index, options] of requests.entries()) {
+      const response = await app.inject(options);
+      const written = lines();
+      assert.equal(written.length, index + 1, `${options.method} ${String(options.url)} wrote ${written.length - index} lines`);
+      const entry = JSON.parse(written.at(-1)!) as LogEntry;
+      assert.equal(entry.level, 30);
+      assert.equal(entry.method, options.method);
+      assert.equal(entry.statusCode, response.statusCode);
+      assert.equal(typeof entry.responseTime, 'number');
+      assert.ok(entry.url?.startsWith(String(options.url).split('?')[0]!), entry.url);
+    }
+  });
+
+  test('logs a request that Fastify refuses before routing (bad percent-encoding)', async (t) => {
+    const { app, lines, clear } = await loggedApp(t);
+    clear();
+    const response = await app.inject({ method: 'GET', url: '/v1/get/%E0%A4%A' });
+    assert.equal(response.statusCode, 400);
+    const written = lines();
+    assert.equal(written.length, 1);
+    const entry = JSON.parse(written[0]!) as LogEntry;
+    assert.equal(entry.statusCode, 400);
+    assert.equal(entry.url, '/v1/get/%E0%A4%A');
+  });
+
+  test('logs an over-long path that the router refuses', async (t) => {
+    const { app, lines, clear } = await loggedApp(t);
+    clear();
+    await app.inject({ method: 'GET', url: `/v1/get/${'a'.repeat(9000)}` });
+    assert.equal(lines().length, 1);
+  });
+});
+
+describe('access codes never reach the log', () => {
+  const carriers: Array<[string, (code: string) => InjectOptions]> = [
+    ['an auth query parameter', (code) => ({ method: 'GET', url: `/v1/links?auth=${code}` })],
+    ['an upper-case auth query parameter', (code) => ({ method: 'GET', url: `/v1/links?auth=${code.toUpperCase()}` })],
+    ['an auth parameter among others', (code) => ({ method: 'GET', url: `/v1/link?url=https%3A%2F%2Fa.example%2F&auth=${code}&short=` })],
+    ['a Bearer header', (code) => ({ method: 'GET', url: '/v1/links', headers: { authorization: `Bearer ${code}` } })],
+    ['a bare Authorization header', (code) => ({ method: 'GET', url: '/v1/links', headers: { authorization: code } })],
+    ['a percent-encoded parameter name', (code) => ({ method: 'GET', url: `/v1/links?%61uth=${code}` })],
+    ['a fully percent-encoded name and value', (code) => ({ method: 'GET', url: `/v1/links?${percentEncodeAll('auth')}=${percentEncodeAll(code)}` })],
+    ['an auth parameter given twice', (code) => ({ method: 'GET', url: `/v1/links?auth=${code}&auth=${code}` })],
+    ['a foreign Basic scheme', (code) => ({ method: 'GET', url: '/v1/links', headers: { authorization: `Basic ${code}` } })],
+    ['a code in the wrong parameter', (code) => ({ method: 'GET', url: `/v1/links?token=${code}` })],
+    ['a code in the path', (code) => ({ method: 'GET', url: `/v1/get/${code}` })],
+    ['a code as a short URL', (code) => ({ method: 'GET', url: `/${code}` })],
+    ['a refused request with a bad path', (code) => ({ method: 'GET', url: `/v1/get/%E0%A4%A?auth=${code}` })],
+    [
+      'a failed JSON create',
+      (code) => ({ method: 'POST', url: `/v1/link?auth=${code}`, headers: { 'content-type': 'application/json' }, payload: '{' }),
+    ],
+  ];
+  for (const [name, build] of carriers) {
+    test(`redacts the code from ${name}`, async (t) => {
+      const { app, lines } = await loggedApp(t);
+      const { code } = await newAccount(app);
+
+      const options = build(code);
+      await app.inject(options);
+
+      const written = lines();
+      assert.ok(written.length >= 2, 'the request was logged');
+      for (const line of written) {
+        assert.ok(!line.includes(code), `log line carries the code: ${line}`);
+        assert.ok(!line.toLowerCase().includes(code), `log line carries the code in another case: ${line}`);
+        assert.ok(!line.includes(code.replaceAll('-', '')), `log line carries the code without dashes: ${line}`);
+      }
+      const entry = JSON.parse(written.at(-1)!) as LogEntry;
+      const path = String(options.url).split('?')[0]!;
+      if (!path.includes(code)) assert.ok(entry.url?.startsWith(path), `the path survives: ${entry.url}`);
+    });
+  }
+
+  test('keeps the rest of a redacted query readable', async (t) => {
+    const { app, lines, clear } = await loggedApp(t);
+    const { code } = await newAccount(app);
+    clear();
+    await app.inject({ method: 'GET', url: `/v1/link?url=https%3A%2F%2Fa.example%2F&auth=${code}&short=kept-name` });
+    const entry = JSON.parse(lines()[0]!) as LogEntry;
+    assert.ok(entry.url?.startsWith('/v1/link?'), entry.url);
+    assert.ok(entry.url?.includes('url=https%3A%2F%2Fa.example%2F'), entry.url);
+    assert.ok(entry.url?.includes('short=kept-name'), entry.url);
+    assert.ok(!entry.url?.includes(code));
+  });
+
+  test('redacts codes sent over a real socket, including two Authorization headers', async (t) => {
+    const { app, lines } = await loggedApp(t);
+    const { code } = await newAccount(app);
+    const target = await listen(app);
+    await rawRequest(target, 'GET', `/v1/links?auth=${code}`);
+    await rawRequest(target, 'GET', '/v1/links', ['Authorization', code, 'Authorization', `Bearer ${code}`]);
+    const written = lines();
+    assert.ok(written.length >= 3);
+    for (const line of written) assert.ok(!line.toLowerCase().includes(code), line);
+  });
+
+  test('keeps a 500 free of the code while still logging its detail', async (t) => {
+    const { app, lines, store } = await loggedApp(t);
+    const { code } = await newAccount(app);
+    // The store is closed under the running app: every call now fails unexpectedly.
+    await store.close();
+    const response = await app.inject({ method: 'GET', url: `/v1/links?auth=${code}` });
+    assert.equal(response.statusCode, 500);
+    const written = lines();
+    assert.ok(written.some((line) => (JSON.parse(line) as LogEntry).level >= 50));
+    for (const line of written) assert.ok(!line.toLowerCase().includes(code), line);
+  });
+});

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { newAccount } from '../helpers/app.ts';
+import {
+  accessesOf,
+  appFor,
+  assertError,
+  createLinkOk,
+  HTML,
+  JSON_TYPE,
+  LINK_KEYS,
+  listen,
+  rawRequest,
+  resolve,
+  TEXT,
+  type LinkJson,
+} from './support.ts';
+
+const TARGET = 'https://example.com/page?x=1';
+
+describe('GET /v1/get/{shortcode}', () => {
+  test('answers the Link as JSON, counting this resolution: 1 first, then 2', async (t) => {
+    const { app } = await appFor(t);
+    const { code, uid } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: TARGET });
+
+    const first = await app.inject({ method: 'GET', url: `/v1/get/${short}` });
+    assert.equal(first.statusCode, 200);
+    assert.equal(first.headers['content-type'], JSON_TYPE);
+    assert.deepEqual(Object.keys(first.json() as object), LINK_KEYS);
+    assert.equal(first.body, `{"ShortCode":"${short}","PointsTo":"${TARGET}","CreatedBy":${uid},"Accesses":1}`);
+
+    const second = await app.inject({ method: 'GET', url: `/v1/get/${short}` });
+    assert.equal((second.json() as LinkJson).Accesses, 2);
+  });
+
+  test('needs no credentials and ignores any that are sent', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: TARGET });
+    const response = await app.inject({ method: 'GET', url: `/v1/get/${short}`, headers: { authorization: 'Basic nonsense' } });
+    assert.equal(response.statusCode, 200);
+  });
+
+  test('counts resolutions per link', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const a = await createLinkOk(app, code, { url: TARGET, short: 'link-a' });
+    const b = await createLinkOk(app, code, { url: TARGET, short: 'link-b' });
+    for (let i = 0; i < 3; i++) await resolve(app, a);
+    assert.equal(((await resolve(app, b)).json() as LinkJson).Accesses, 1);
+    assert.equal(((await resolve(app, a)).json() as LinkJson).Accesses, 4);
+  });
+
+  test('hands concurrent resolutions distinct counts', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: TARGET });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => resolve(app, short)));
+    const counts = answers.map((r) => (r.json() as LinkJson).Accesses).sort((x, y) => x - y);
+    assert.deepEqual(counts, Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  test('answers an unknown shortcode with 404 in plain text', async (t) => {
+    const { app } = await appFor(t);
+    for (const short of ['nosuchlink', 'ab', 'x'.repeat(2001)]) {
+      assertError(await app.inject({ method: 'GET', url: `/v1/get/${short}` }), 404, 'resolve link');
+    }
+  });
+
+  test('HEAD answers 200 like GET but does not count', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: TARGET });
+
+    for (let i = 0; i < 3; i++) {
+      const head = await app.inject({ method: 'HEAD', url: `/v1/get/${short}` });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.headers['content-type'], JSON_TYPE);
+      assert.equal(head.body, '');
+    }
+
+    assert.equal(((await resolve(app, short)).json() as LinkJson).Accesses, 1);
+  });
+
+  test('HEAD on an unknown shortcode answers 404', async (t) => {
+    const { app } = await appFor(t);
+    const response = await app.inject({ method: 'HEAD', url: '/v1/get/nosuchlink' });
+    assert.equal(response.statusCode, 404);
+    assert.equal(response.headers['content-type'], TEXT);
+  });
+
+  test('finds a code whose unreserved characters are percent-encoded in the path', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    await createLinkOk(app, code, { url: TARGET, short: 'a.b~c' });
+    const response = await app.inject({ method: 'GET', url: '/v1/get/a%2Eb%7Ec' });
+    assert.equal(response.statusCode, 200);
+    assert.equal((response.json() as LinkJson).ShortCode, 'a.b~c');
+  });
+
+  const weirdPaths = [
+    '/v1/get/%',
+    '/v1/get/%zz',
+    '/v1/get/%E0%A4%A',
+    '/v1/get/%C0%AF',
+    '/v1/get/%FF%FE',
+    '/v1/get/%00',
+    '/v1/get/%00abcdef',
+    '/v1/get/..',
+    '/v1/get/..%2F..%2Fetc%2Fpasswd',
+    '/v1/get/abc%2Fdef',
+    '/v1/get/%F0%9F%98%80%F0%9F%98%80',
+    '/v1/get/',
+    '/v1/get//',
+    '/v1/get/abcdef/extra',
+    '/v1/get/abcdef?%=%&&=',
+    `/v1/get/${'a'.repeat(9000)}`,
+    '/v1/get/%ED%A0%80abcde',
+    '/v1/get/abc%0D%0ASet-Cookie:x=1',
+  ];
+  for (const path of weirdPaths) {
+    test(`never fails with 5xx on the odd path ${JSON.stringify(path.slice(0, 40))}`, async (t) => {
+      const { app } = await appFor(t);
+      for (const method of ['GET', 'HEAD'] as const) {
+        const response = await app.inject({ method, url: path });
+        assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${method} ${path} → ${response.statusCode}`);
+        assert.equal(response.headers['content-type'], TEXT);
+        if (method === 'GET') assert.match(response.body, /^Unable to (resolve link|handle request): [^\r\n]+$/);
+      }
+    });
+  }
+});
+
+describe('GET /{shortcode}', () => {
+  test('redirects with 302 to the target, uncached, and counts one access', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: TARGET });
+
+    const response = await app.inject({ method: 'GET', url: `/${short}` });
+
+    assert.equal(response.statusCode, 302);
+    assert.equal(response.headers.location, TARGET);
+    assert.equal(response.headers['cache-control'], 'private, no-cache');
+    assert.equal(await accessesOf(app, code, short), 1);
+    assert.equal(((await resolve(app, short)).json() as LinkJson).Accesses, 2);
+  });
+
+  const targets: Array<[string, string, string]> = [
+    ['an IDN host with non-ASCII path and query', 'https://bücher.example/ä?q=ü', 'https://xn--bcher-kva.example/%C3%A4?q=%C3%BC'],
+    ['an emoji path', 'https://example.com/😀/x', 'https://example.com/%F0%9F%98%80/x'],
+    ['a host without a trailing slash', 'http://example.com', 'http://example.com/'],
+    ['upper-case scheme and host with a default port', 'HTTPS://Example.COM:443/A/../B', 'https://example.com/B'],
+    ['a fragment', 'https://example.com/doc#Section-2', 'https://example.com/doc#Section-2'],
+  ];
+  for (const [name, pointsTo, location] of targets) {
+    test(`sends an ASCII Location for ${name}`, async (t) => {
+      const { app } = await appFor(t);
+      const { code } = await newAccount(app);
+      const short = await createLinkOk(app, code, { url: pointsTo });
+
+      const response = await app.inject({ method: 'GET', url: `/${short}` });
+
+      assert.equal(response.statusCode, 302);
+      assert.equal(response.headers.location, new URL(pointsTo).href);
+      assert.equal(response.headers.location, location);
+      assert.match(String(response.headers.location), /^[\x21-\x7e]+$/);
+      // The stored target stays exactly as given.
+      assert.equal(((await resolve(app, short)).json() as LinkJson).PointsTo, pointsTo);
+    });
+  }
+
+  test('sends the punycode Location over a real socket too', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: 'https://bücher.example/ä?q=ü' });
+    const response = await rawRequest(await listen(app), 'GET', `/${short}`);
+    assert.equal(response.status, 302);
+    assert.equal(response.headers.location, 'https://xn--bcher-kva.example/%C3%A4?q=%C3%BC');
+  });
+
+  test('HEAD answers 302 with the same Location but does not count', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: TARGET });
+
+    for (let i = 0; i < 3; i++) {
+      const head = await app.inject({ method: 'HEAD', url: `/${short}` });
+      assert.equal(head.statusCode, 302);
+      assert.equal(head.headers.location, TARGET);
+      assert.equal(head.headers['cache-control'], 'private, no-cache');
+    }
+
+    assert.equal(await accessesOf(app, code, short), 0);
+    assert.equal(((await resolve(app, short)).json() as LinkJson).Accesses, 1);
+  });
+
+  test('answers an unknown shortcode with a 404 HTML page', async (t) => {
+    const { app } = await appFor(t);
+    for (const path of ['/nosuchlink', '/ab', '/%E0%A4%A', `/${'q'.repeat(9000)}`, '/a%20b']) {
+      const response = await app.inject({ method: 'GET', url: path });
+      assert.equal(response.statusCode, 404, path);
+      assert.equal(response.headers['content-type'], HTML, path);
+      assert.match(response.body, /^<!doctype html>/i);
+      assert.match(response.body, /<\/html>\s*$/);
+    }
+  });
+
+  test('HEAD on an unknown shortcode answers 404 without counting anything', async (t) => {
+    const { app } = await appFor(t);
+    const response = await app.inject({ method: 'HEAD', url: '/nosuchlink' });
+    assert.equal(response.statusCode, 404);
+  });
+
+  test('is case-sensitive: a code in the wrong case is unknown', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    await createLinkOk(app, code, { url: TARGET, short: 'MixedCase' });
+    assert.equal((await app.inject({ method: 'GET', url: '/mixedcase' })).statusCode, 404);
+    assert.equal((await app.inject({ method: 'GET', url: '/MixedCase' })).statusCode, 302);
+  });
+
+  test('keeps the query string of the short URL out of the lookup', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: TARGET });
+    const response = await app.inject({ method: 'GET', url: `/${short}?utm_source=mail` });
+    assert.equal(response.statusCode, 302);
+    assert.equal(response.headers.location, TARGET);
+  });
+});
