@@ -9,16 +9,21 @@ import type { Store } from './store/store.ts';
 import { describeError } from './http/error-table.ts';
 import { Operation } from './http/operations.ts';
 import { RequestLog } from './http/request-log.ts';
+import { createRateLimitChecks } from './http/rate-limits.ts';
 import { createAuthenticate } from './http/route-helpers.ts';
+import { createMemoryLimiter, type Limiter } from './limits/limiter.ts';
 import { registerAccountRoutes } from './http/routes/accounts.ts';
 import { registerLinkRoutes } from './http/routes/links.ts';
 import { registerResolveRoutes, sendNotFoundPage } from './http/routes/resolve.ts';
+import { registerWebRoutes } from './web/routes.ts';
 
 export interface AppDeps {
   readonly config: Config;
   readonly store: Store;
   /** Source of the current time; tests pass a fixed one. */
   readonly clock?: () => Date;
+  /** Counters for rate limits; this process's memory when omitted. */
+  readonly limiter?: Limiter;
   /** Where JSON log lines go; standard output when omitted. */
   readonly logStream?: { write(line: string): void };
 }
@@ -68,7 +73,7 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
 }
 
 /** Builds the HTTP application around an open store. Listening is the caller's business. */
-export async function buildApp({ config, store, clock = () => new Date(), logStream }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, store, clock = () => new Date(), limiter, logStream }: AppDeps): Promise<FastifyInstance> {
   const requestLog = new RequestLog();
   const app = Fastify({
     logger: logStream === undefined ? { level: config.logLevel } : { level: config.logLevel, stream: logStream },
@@ -78,6 +83,8 @@ export async function buildApp({ config, store, clock = () => new Date(), logStr
     // While closing, requests on open connections are still served (with Connection: close).
     return503OnClosing: false,
     routerOptions: { maxParamLength: LIMITS.maxParamLength },
+    // Fastify accepts a hop count too, though its typings list only boolean, string and list.
+    trustProxy: config.trustProxy as boolean | string[],
     bodyLimit: LIMITS.bodyBytes,
     requestTimeout: LIMITS.requestTimeoutMs,
     keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
@@ -138,11 +145,24 @@ export async function buildApp({ config, store, clock = () => new Date(), logStr
 
   const accounts = createAccountService({ store, clock, defaultMaxLinks: config.defaultMaxLinks });
   const links = createLinkService({ store, clock, ownOrigin: new URL(config.baseUrl).origin });
-  const authenticate = createAuthenticate(accounts);
+  let counters = limiter;
+  if (counters === undefined && config.rateLimit) {
+    const own = createMemoryLimiter();
+    app.addHook('onClose', () => own.close());
+    counters = own;
+  }
+  const limits = createRateLimitChecks({
+    enabled: config.rateLimit,
+    policies: config.rateLimits,
+    exempt: config.rateLimitExempt,
+    limiter: counters,
+  });
+  const authenticate = createAuthenticate(accounts, limits);
 
-  registerAccountRoutes(app, accounts, authenticate);
-  registerLinkRoutes(app, links, authenticate, config.baseUrl);
-  registerResolveRoutes(app, links);
+  registerAccountRoutes(app, accounts, authenticate, limits);
+  registerLinkRoutes(app, links, authenticate, limits, config.baseUrl);
+  registerResolveRoutes(app, links, limits);
+  registerWebRoutes(app);
 
   return app;
 }

@@ -2,6 +2,7 @@
  * The only reader of `process.env`. Every variable is parsed and checked here, all problems
  * are reported together, and the result is frozen so nothing downstream can drift from it.
  */
+import { readFileSync } from 'node:fs';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type SqliteSynchronous = 'normal' | 'full';
@@ -9,6 +10,25 @@ export type SqliteSynchronous = 'normal' | 'full';
 export type StorageConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly synchronous: SqliteSynchronous }
   | { readonly kind: 'postgres'; readonly url: string };
+
+/** At most `limit` events per `windowMs` for one key (client address or account). */
+export interface RatePolicy {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export interface RateLimits {
+  /** Account creation, per client address. */
+  readonly newAccount: RatePolicy;
+  /** Failed authentications, per client address. */
+  readonly failedAuth: RatePolicy;
+  /** Link creation, per account. */
+  readonly createLink: RatePolicy;
+  /** Resolutions and redirects, per client address. */
+  readonly resolve: RatePolicy;
+  /** Lookups of shortcodes that do not exist, per client address (anti-enumeration). */
+  readonly unknownCode: RatePolicy;
+}
 
 /** Typed, validated configuration of one Shortlink process. */
 export interface Config {
@@ -18,8 +38,19 @@ export interface Config {
   readonly baseUrl: string;
   readonly storage: StorageConfig;
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key this deployment writes, so deployments can share a server. */
+  readonly redisPrefix: string;
   readonly defaultMaxLinks: number;
   readonly rateLimit: boolean;
+  readonly rateLimits: RateLimits;
+  /** Client addresses never rate limited (loopback by default). */
+  readonly rateLimitExempt: readonly string[];
+  /** Fastify's trustProxy: whether X-Forwarded-For is believed, and from whom. */
+  readonly trustProxy: boolean | number | readonly string[];
+  /** Target hosts refused at link creation, subdomains included; lower case. */
+  readonly blockedHosts: readonly string[];
+  /** Server processes to run on this machine (node:cluster) sharing one database. */
+  readonly workers: number;
   readonly logLevel: LogLevel;
   /** Whole seconds allowed for shutdown before the process gives up waiting. */
   readonly shutdownTimeoutMs: number;
@@ -32,6 +63,33 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
     this.problems = problems;
   }
+}
+
+/** Documented in the README ("Rate limits"); each can be overridden as `N/<seconds>s|m|h`. */
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  newAccount: { limit: 20, windowMs: 3_600_000 },
+  failedAuth: { limit: 30, windowMs: 600_000 },
+  createLink: { limit: 60, windowMs: 60_000 },
+  resolve: { limit: 1200, windowMs: 60_000 },
+  unknownCode: { limit: 60, windowMs: 60_000 },
+};
+
+const RATE_VARIABLES: Readonly<Record<keyof RateLimits, string>> = {
+  newAccount: 'RATE_LIMIT_NEW_ACCOUNT',
+  failedAuth: 'RATE_LIMIT_FAILED_AUTH',
+  createLink: 'RATE_LIMIT_CREATE_LINK',
+  resolve: 'RATE_LIMIT_RESOLVE',
+  unknownCode: 'RATE_LIMIT_UNKNOWN_CODE',
+};
+
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+function parseRate(raw: string): RatePolicy | undefined {
+  const match = /^(\d+)\s*\/\s*(\d*)\s*([smh])$/i.exec(raw);
+  if (!match) return undefined;
+  const limit = Number(match[1]);
+  const windowMs = Number(match[2] || '1') * UNIT_MS[match[3]!.toLowerCase()]!;
+  return limit >= 1 && windowMs >= 1000 && Number.isSafeInteger(limit) ? { limit, windowMs } : undefined;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -103,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     storage = { kind: 'sqlite', path, synchronous };
   }
 
+  const redisPrefix = text('REDIS_PREFIX') ?? 'shortlink:';
   const redisUrl = text('REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\//i.test(redisUrl)) {
     problems.push(`REDIS_URL must start with redis:// or rediss://, got ${quote(redisUrl)}`);
@@ -124,6 +183,55 @@ export function loadConfig(env: Env = process.env): Config {
     else problems.push(`RATE_LIMIT must be "on" or "off", got ${quote(rawRate)}`);
   }
 
+  const rateLimits = { ...DEFAULT_RATE_LIMITS };
+  for (const [key, variable] of Object.entries(RATE_VARIABLES) as [keyof RateLimits, string][]) {
+    const raw = text(variable);
+    if (raw === undefined) continue;
+    const parsed = parseRate(raw);
+    if (parsed === undefined) problems.push(`${variable} must look like 100/1m (a count per s, m or h), got ${quote(raw)}`);
+    else rateLimits[key] = parsed;
+  }
+  const rawExempt = env.RATE_LIMIT_EXEMPT;
+  const rateLimitExempt =
+    rawExempt === undefined ? ['127.0.0.1', '::1', '::ffff:127.0.0.1'] : rawExempt.split(',').map((a) => a.trim()).filter(Boolean);
+
+  let trustProxy: boolean | number | readonly string[] = false;
+  const rawTrust = text('TRUST_PROXY');
+  if (rawTrust !== undefined) {
+    const lower = rawTrust.toLowerCase();
+    if (lower === 'true' || lower === 'on') trustProxy = true;
+    else if (lower === 'false' || lower === 'off') trustProxy = false;
+    else if (/^\d+$/.test(lower)) trustProxy = Number(lower);
+    else if (/^[0-9a-f.:/,\s]+$/i.test(lower)) trustProxy = lower.split(',').map((a) => a.trim()).filter(Boolean);
+    else problems.push(`TRUST_PROXY must be true, false, a hop count or a list of addresses/CIDRs, got ${quote(rawTrust)}`);
+  }
+
+  const blockedHosts: string[] = [];
+  const addBlocked = (list: string) => {
+    for (const item of list.split(/[\s,]+/)) {
+      const host = item.trim().toLowerCase().replace(/^\*?\./, '').replace(/\.$/, '');
+      if (host !== '' && !host.startsWith('#')) blockedHosts.push(host);
+    }
+  };
+  const rawBlocked = text('BLOCKED_HOSTS');
+  if (rawBlocked !== undefined) addBlocked(rawBlocked);
+  const blockedFile = text('BLOCKED_HOSTS_FILE');
+  if (blockedFile !== undefined) {
+    try {
+      addBlocked(readFileSync(blockedFile, 'utf8').replace(/#.*$/gm, ''));
+    } catch (error) {
+      problems.push(`BLOCKED_HOSTS_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ${quote(blockedFile)}`);
+    }
+  }
+
+  let workers = 1;
+  const rawWorkers = text('WORKERS');
+  if (rawWorkers !== undefined) {
+    const parsed = parseInteger(rawWorkers, 1, 256);
+    if (parsed === undefined) problems.push(`WORKERS must be an integer from 1 to 256, got ${quote(rawWorkers)}`);
+    else workers = parsed;
+  }
+
   let logLevel: LogLevel = 'info';
   const rawLevel = text('LOG_LEVEL')?.toLowerCase();
   if (rawLevel !== undefined) {
@@ -138,8 +246,14 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl,
     storage: Object.freeze(storage),
     redisUrl,
+    redisPrefix,
     defaultMaxLinks,
     rateLimit,
+    rateLimits: Object.freeze(rateLimits),
+    rateLimitExempt: Object.freeze(rateLimitExempt),
+    trustProxy: Array.isArray(trustProxy) ? Object.freeze([...trustProxy]) : trustProxy,
+    blockedHosts: Object.freeze(blockedHosts),
+    workers,
     logLevel,
     shutdownTimeoutMs: 9000,
   });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account, AccountService } from '../accounts/account-service.ts';
 import { DomainError, ErrorCode } from '../errors.ts';
 import { extractAccessCode } from './credentials.ts';
+import type { RateLimitChecks } from './rate-limits.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,9 +21,18 @@ export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Pro
  * The onRequest hook of protected routes. It runs before the body is read, so a request
  * without a valid access code is refused (401) before any parameter is looked at.
  */
-export function createAuthenticate(accounts: AccountService): Authenticate {
+export function createAuthenticate(accounts: AccountService, limits: RateLimitChecks): Authenticate {
   return async (request) => {
-    request.account = await accounts.authenticate(extractAccessCode(request.query, request.raw));
+    const limited = limits.applies(request);
+    if (limited) await limits.beforeAuthentication(request);
+    try {
+      request.account = await accounts.authenticate(extractAccessCode(request.query, request.raw));
+    } catch (error) {
+      if (limited && error instanceof DomainError && error.code === ErrorCode.Unauthenticated) {
+        await limits.failedAuthentication(request);
+      }
+      throw error;
+    }
   };
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account, AccountService } from '../../accounts/account-service.ts';
 import { Operation } from '../operations.ts';
+import type { RateLimitChecks } from '../rate-limits.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
 import { AccountSchema, AuthQuery } from '../schemas.ts';
 
@@ -10,7 +11,12 @@ function sendAccount(reply: FastifyReply, account: Account) {
   return { Uid: account.uid, AccessCode: account.accessCode, DateCreated: account.dateCreated, MaxLinks: account.maxLinks };
 }
 
-export function registerAccountRoutes(app: FastifyInstance, accounts: AccountService, authenticate: Authenticate): void {
+export function registerAccountRoutes(
+  app: FastifyInstance,
+  accounts: AccountService,
+  authenticate: Authenticate,
+  limits: RateLimitChecks,
+): void {
   const createOptions = {
     config: { operation: Operation.CreateAccount },
     schema: {
@@ -20,7 +26,10 @@ export function registerAccountRoutes(app: FastifyInstance, accounts: AccountSer
       response: { 200: AccountSchema },
     },
   };
-  const create = async (_request: FastifyRequest, reply: FastifyReply) => sendAccount(reply, await accounts.create());
+  const create = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (limits.applies(request)) await limits.newAccount(request);
+    return sendAccount(reply, await accounts.create());
+  };
   app.get('/v1/new_account', createOptions, create);
   app.post('/v1/new_account', createOptions, create);
   app.head('/v1/new_account', { config: createOptions.config }, methodNotAllowed('GET, POST'));

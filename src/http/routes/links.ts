@@ -4,6 +4,7 @@ import type { LinkService } from '../../links/link-service.ts';
 import type { LinkRecord } from '../../store/store.ts';
 import { Operation } from '../operations.ts';
 import { readParameters } from '../parameters.ts';
+import type { RateLimitChecks } from '../rate-limits.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
 import { AuthQuery, CreateLinkQuery, DeleteLinkQuery, LinkSchema, PlainText } from '../schemas.ts';
 import { Type } from 'typebox';
@@ -19,6 +20,7 @@ export function registerLinkRoutes(
   app: FastifyInstance,
   links: LinkService,
   authenticate: Authenticate,
+  limits: RateLimitChecks,
   baseUrl: string,
 ): void {
   const createOptions = {
@@ -35,9 +37,11 @@ export function registerLinkRoutes(
     },
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
+    const account = accountOf(request);
+    if (limits.applies(request)) await limits.createLink(request, account.uid);
     const { url, short } = readParameters(['url', 'short'], request.query, request.body);
     if (url === undefined) throw invalid('the parameter "url" is required');
-    const shortCode = await links.create(accountOf(request), { url, short });
+    const shortCode = await links.create(account, { url, short });
     reply.type(TEXT);
     return `${baseUrl}/${shortCode}`;
   };

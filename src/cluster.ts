@@ -1,0 +1,56 @@
+import cluster, { type Worker } from 'node:cluster';
+import { pino } from 'pino';
+import type { Config } from './config.ts';
+
+/**
+ * The primary of `WORKERS=n`: forks n server processes that share the listening port (and
+ * the database), replaces any that dies unexpectedly, and on SIGTERM/SIGINT passes the
+ * signal on and exits 0 once every worker has finished its requests and exited.
+ */
+export function runPrimary(config: Config): void {
+  const log = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
+  let stopping = false;
+  const workers = new Set<Worker>();
+
+  const fork = () => {
+    const worker = cluster.fork();
+    workers.add(worker);
+    worker.on('exit', (code, signal) => {
+      workers.delete(worker);
+      if (stopping) {
+        if (workers.size === 0) {
+          log.info('all workers stopped');
+          process.exit(0);
+        }
+        return;
+      }
+      log.error({ worker: worker.process.pid, code, signal }, 'worker died; starting another');
+      // A worker that cannot start at all (bad database) would otherwise be respawned forever.
+      if (code === 1 && !signal && startedWorkers === 0) {
+        log.fatal('workers exit at start; giving up');
+        process.exit(1);
+      }
+      fork();
+    });
+    worker.on('listening', () => {
+      startedWorkers++;
+    });
+  };
+
+  let startedWorkers = 0;
+  for (let i = 0; i < config.workers; i++) fork();
+  log.info({ workers: config.workers }, 'started workers');
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down workers');
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    setTimeout(() => {
+      log.error('workers did not stop in time');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 500).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

@@ -1,0 +1,84 @@
+import type { FastifyRequest } from 'fastify';
+import type { RateLimits as RatePolicies, RatePolicy } from '../config.ts';
+import { DomainError, ErrorCode } from '../errors.ts';
+import type { Limiter } from '../limits/limiter.ts';
+
+/**
+ * The abuse controls of the HTTP layer. Each check throws RateLimited (429 with
+ * Retry-After) when its window is used up; when limits are off, or the client address is
+ * exempt, every check returns at once without touching the limiter.
+ */
+export interface RateLimitChecks {
+  /** False when limits are off or the client is exempt: callers on hot paths skip the checks. */
+  applies(request: FastifyRequest): boolean;
+  newAccount(request: FastifyRequest): Promise<void>;
+  /** Refuses a client that has failed authentication too often, before trying its code. */
+  beforeAuthentication(request: FastifyRequest): Promise<void>;
+  failedAuthentication(request: FastifyRequest): Promise<void>;
+  createLink(request: FastifyRequest, accountUid: number): Promise<void>;
+  /** Counts a resolution, and refuses a client that has probed too many unknown codes. */
+  resolve(request: FastifyRequest): Promise<void>;
+  unknownCode(request: FastifyRequest): Promise<void>;
+}
+
+export interface RateLimitOptions {
+  readonly enabled: boolean;
+  readonly policies: RatePolicies;
+  readonly exempt: readonly string[];
+  /** Required when enabled. */
+  readonly limiter: Limiter | undefined;
+}
+
+const NONE: RateLimitChecks = {
+  applies: () => false,
+  newAccount: async () => {},
+  beforeAuthentication: async () => {},
+  failedAuthentication: async () => {},
+  createLink: async () => {},
+  resolve: async () => {},
+  unknownCode: async () => {},
+};
+
+function limited(resetMs: number): DomainError {
+  const seconds = Math.max(1, Math.ceil(resetMs / 1000));
+  return new DomainError(ErrorCode.RateLimited, `too many requests; try again in ${seconds} s`, { retryAfter: seconds });
+}
+
+export function createRateLimitChecks({ enabled, policies, exempt, limiter }: RateLimitOptions): RateLimitChecks {
+  if (!enabled || limiter === undefined) return NONE;
+  const counters = limiter;
+  const exemptSet = new Set(exempt);
+
+  async function count(key: string, policy: RatePolicy): Promise<void> {
+    const state = await counters.hit(key, policy.windowMs);
+    if (state.count > policy.limit) throw limited(state.resetMs);
+  }
+  async function refuseIfSpent(key: string, policy: RatePolicy): Promise<void> {
+    const state = await counters.peek(key);
+    if (state.count >= policy.limit) throw limited(state.resetMs);
+  }
+
+  return {
+    applies: (request) => !exemptSet.has(request.ip),
+    async newAccount(request) {
+      if (!exemptSet.has(request.ip)) await count(`acct:${request.ip}`, policies.newAccount);
+    },
+    async beforeAuthentication(request) {
+      if (!exemptSet.has(request.ip)) await refuseIfSpent(`auth:${request.ip}`, policies.failedAuth);
+    },
+    async failedAuthentication(request) {
+      if (!exemptSet.has(request.ip)) await count(`auth:${request.ip}`, policies.failedAuth);
+    },
+    async createLink(request, accountUid) {
+      if (!exemptSet.has(request.ip)) await count(`link:${accountUid}`, policies.createLink);
+    },
+    async resolve(request) {
+      if (exemptSet.has(request.ip)) return;
+      await refuseIfSpent(`miss:${request.ip}`, policies.unknownCode);
+      await count(`get:${request.ip}`, policies.resolve);
+    },
+    async unknownCode(request) {
+      if (!exemptSet.has(request.ip)) await count(`miss:${request.ip}`, policies.unknownCode);
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { webAssets, type WebFile } from './assets.ts';
+import { BROWSER_HEADERS, UI_CONTENT_SECURITY_POLICY } from './security-headers.ts';
+
+type AssetRequest = FastifyRequest<{ Params: { version: string; file: string } }>;
+
+/** The page is revalidated on every visit (cheap with the ETag) so it always names current assets. */
+const PAGE_CACHE = 'no-cache';
+/** Versioned asset URLs never change content. */
+const ASSET_CACHE = 'public, max-age=31536000, immutable';
+/** `/favicon.ico` has no version in its URL: a day is plenty. */
+const FAVICON_CACHE = 'public, max-age=86400';
+
+/** True when the client's cached copy (If-None-Match) is the current one. */
+function isFresh(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (header === undefined) return false;
+  return header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+function sendFile(request: FastifyRequest, reply: FastifyReply, file: WebFile, cacheControl: string): FastifyReply {
+  reply
+    .headers(BROWSER_HEADERS)
+    .header('content-security-policy', UI_CONTENT_SECURITY_POLICY)
+    .header('cache-control', cacheControl)
+    .header('etag', file.etag);
+  if (isFresh(request, file.etag)) return reply.code(304).send();
+  return reply.type(file.contentType).send(file.body);
+}
+
+/**
+ * The browser UI: the page at `/` and its assets under `/assets/<version>/` (`assets` is a
+ * reserved shortcode, so no short URL can ever collide with them). The page talks to the
+ * public API only.
+ */
+export function registerWebRoutes(app: FastifyInstance): void {
+  const assets = webAssets();
+  const page = (request: FastifyRequest, reply: FastifyReply) => sendFile(request, reply, assets.page, PAGE_CACHE);
+  app.get('/', page);
+  app.head('/', page);
+
+  const asset = (request: AssetRequest, reply: FastifyReply) => {
+    const file = request.params.version === assets.version ? assets.files.get(request.params.file) : undefined;
+    // An old version (a page cached across a deploy) is a 404 rather than today's file under
+    // yesterday's immutable URL.
+    if (file === undefined) return reply.callNotFound();
+    return sendFile(request, reply, file, ASSET_CACHE);
+  };
+  app.get('/assets/:version/:file', asset);
+  app.head('/assets/:version/:file', asset);
+
+  const favicon = assets.files.get('favicon.svg')!;
+  const icon = (request: FastifyRequest, reply: FastifyReply) => sendFile(request, reply, favicon, FAVICON_CACHE);
+  app.get('/favicon.ico', icon);
+  app.head('/favicon.ico', icon);
+}

@@ -1,0 +1,220 @@
+/**
+ * Browser-test support: the app listening on loopback with its public address set to where
+ * it listens (so short URLs open in the browser), Debian's Chromium driven by
+ * playwright-core, and a guard that records and refuses every request leaving the origin.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { buildApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
+import { openPostgresStore } from '../../src/store/postgres.ts';
+import { createTestApp, testConfig } from '../helpers/app.ts';
+import { createPostgresDatabase, serviceGate } from '../helpers/services.ts';
+
+export const chromiumGate = serviceGate('CHROMIUM_PATH', 'Browser');
+
+/** Where screenshots go: ignored by git, kept after the run for a reviewer. */
+export const SCREENSHOT_DIR = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url));
+
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // Nothing may resolve but loopback: a request that slipped past the guard could not leave.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+];
+
+/** A free loopback port, picked by the kernel. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface UiServer {
+  readonly app: FastifyInstance;
+  /** `http://127.0.0.1:<port>`: where it listens and its BASE_URL. */
+  readonly origin: string;
+}
+
+/**
+ * The app on its own database, listening on loopback, with BASE_URL set to its address.
+ * SQLite by default; `postgresUrl` puts it on a fresh PostgreSQL database instead.
+ * Everything is closed and removed when the test ends.
+ */
+export async function startUiServer(
+  t: TestContext,
+  options: { postgresUrl?: string; config?: Partial<Config> } = {},
+): Promise<UiServer> {
+  // The port must be known before the app is built (short URLs carry it). Another process
+  // could take it between the probe and listen: then try another one.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const { app, close } = await buildOn({ ...options.config, baseUrl: origin }, options.postgresUrl);
+    try {
+      await app.listen({ port, host: '127.0.0.1' });
+    } catch (error) {
+      await close();
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 5) continue;
+      throw error;
+    }
+    t.after(close);
+    return { app, origin };
+  }
+}
+
+async function buildOn(overrides: Partial<Config>, postgresUrl: string | undefined) {
+  if (postgresUrl === undefined) {
+    const testApp = await createTestApp(overrides);
+    return { app: testApp.app, close: () => testApp.close() };
+  }
+  const database = await createPostgresDatabase(postgresUrl);
+  const store = await openPostgresStore({ url: database.url, max: 4 });
+  const app = await buildApp({ config: testConfig(overrides), store });
+  await app.ready();
+  return {
+    app,
+    async close() {
+      await app.close();
+      await store.close();
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * A page on another origin that short links can point at: the browser lands there after
+ * following one. Local, so a followed short link never reaches the internet.
+ */
+export async function startDestination(t: TestContext): Promise<{ origin: string; visits: string[] }> {
+  const visits: string[] = [];
+  const server: Server = createServer((request: IncomingMessage, response) => {
+    visits.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end('<!doctype html><title>Destination</title><h1>You arrived</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, visits };
+}
+
+export interface BrowserSession {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Requests to any origin but the app's (and the destination's, when given): must stay empty. */
+  readonly foreignRequests: string[];
+  /** Uncaught errors in the page. */
+  readonly pageErrors: string[];
+  /** Native dialogs opened (alert, confirm, prompt): the UI uses none, injected script would. */
+  readonly dialogs: string[];
+  /** Content-Security-Policy violations reported by the page. */
+  cspViolations(): Promise<string[]>;
+}
+
+/** Marks the page's CSP violations, so a test can assert there were none. */
+const INIT_SCRIPT = `
+  window.__cspViolations = [];
+  document.addEventListener('securitypolicyviolation', (event) => {
+    window.__cspViolations.push(event.violatedDirective + ' ' + event.blockedURI);
+  });
+`;
+
+/**
+ * Chromium with a fresh profile, one page open. Only the app's origin (and `allowedOrigin`,
+ * for following short links) may be requested; anything else is recorded and aborted.
+ */
+export async function openBrowser(
+  t: TestContext,
+  appOrigin: string,
+  options: { allowedOrigin?: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+): Promise<BrowserSession> {
+  const profile = mkdtempSync(join(tmpdir(), 'shortlink-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumGate.value!,
+    headless: true,
+    args: LAUNCH_ARGS,
+    viewport: options.viewport ?? { width: 1280, height: 900 },
+    colorScheme: options.colorScheme ?? 'light',
+    reducedMotion: 'reduce',
+    permissions: ['clipboard-read', 'clipboard-write'],
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
+  t.after(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  context.setDefaultTimeout(10_000);
+
+  const allowed = new Set([appOrigin, ...(options.allowedOrigin === undefined ? [] : [options.allowedOrigin])]);
+  const isAllowed = (url: string) => {
+    const parsed = new URL(url);
+    return parsed.protocol === 'data:' || parsed.protocol === 'blob:' || allowed.has(parsed.origin);
+  };
+  const foreignRequests: string[] = [];
+  // The route refuses; the request event also sees redirects, which routes do not.
+  await context.route('**/*', (route) => {
+    if (isAllowed(route.request().url())) return route.fallback();
+    return route.abort('blockedbyclient');
+  });
+  context.on('request', (request) => {
+    if (!isAllowed(request.url())) foreignRequests.push(request.url());
+  });
+  await context.addInitScript(INIT_SCRIPT);
+
+  const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors: string[] = [];
+  const dialogs: string[] = [];
+  const watch = (p: Page) => {
+    p.on('pageerror', (error) => pageErrors.push(error.message));
+    p.on('dialog', (dialog) => {
+      dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+  };
+  watch(page);
+  context.on('page', watch);
+
+  return {
+    context,
+    page,
+    foreignRequests,
+    pageErrors,
+    dialogs,
+    cspViolations: () => page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations),
+  };
+}
+
+/** The page's text of one element, once it matches `expected` (Playwright polls until then). */
+export async function waitForText(page: Page, selector: string, expected: string | RegExp): Promise<void> {
+  await page.locator(selector).filter({ hasText: expected }).first().waitFor();
+}
+
+/**
+ * Saves a screenshot under artifacts/screenshots/ and answers its path: the full page, or
+ * the viewport alone (for a modal dialog, whose backdrop covers only the viewport).
+ */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  // Keep the pointer from hovering (and so revealing) anything.
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path, fullPage, animations: 'disabled' });
+  return path;
+}
