@@ -3,6 +3,7 @@
  * are reported together, and the result is frozen so nothing downstream can drift from it.
  */
 import { readFileSync } from 'node:fs';
+import { domainToASCII } from 'node:url';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type SqliteSynchronous = 'normal' | 'full';
@@ -209,8 +210,9 @@ export function loadConfig(env: Env = process.env): Config {
   const blockedHosts: string[] = [];
   const addBlocked = (list: string) => {
     for (const item of list.split(/[\s,]+/)) {
-      const host = item.trim().toLowerCase().replace(/^\*?\./, '').replace(/\.$/, '');
-      if (host !== '' && !host.startsWith('#')) blockedHosts.push(host);
+      const name = item.trim().toLowerCase().replace(/^\*?\./, '').replace(/\.$/, '');
+      // Compare in the form the URL parser produces: punycode for international names.
+      if (name !== '') blockedHosts.push(domainToASCII(name) || name);
     }
   };
   const rawBlocked = text('BLOCKED_HOSTS');

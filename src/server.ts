@@ -99,9 +99,9 @@ async function serve(config: Config): Promise<void> {
       process.exitCode = 1;
     }
     clearTimeout(deadline);
-    // Everything is closed; exit explicitly, since a cluster worker's IPC channel (or a
-    // stray handle) would otherwise keep the process alive.
-    process.exit();
+    // Everything is closed and the process ends by itself, except that a cluster worker's
+    // channel to its primary would keep it alive.
+    if (cluster.isWorker) process.disconnect();
   }
   // `on`, not `once`: with no listener left, a repeated signal would take Node's default action
   // and kill the process in the middle of finishing its requests.

@@ -25,6 +25,8 @@ export interface LinkServiceDeps {
   readonly clock: () => Date;
   /** The service's own public origin; links pointing at it are refused. */
   readonly ownOrigin: string;
+  /** Target hosts (and their subdomains) refused at creation. */
+  readonly blockedHosts?: readonly string[];
 }
 
 // A generated code collides with probability (links held) / 62^6 per draw; eight straight
@@ -35,7 +37,7 @@ function notFound(): DomainError {
   return new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
 }
 
-export function createLinkService({ store, clock, ownOrigin }: LinkServiceDeps): LinkService {
+export function createLinkService({ store, clock, ownOrigin, blockedHosts = [] }: LinkServiceDeps): LinkService {
   function capReached(account: AccountRecord): DomainError {
     return new DomainError(
       ErrorCode.LinkCapReached,
@@ -45,7 +47,7 @@ export function createLinkService({ store, clock, ownOrigin }: LinkServiceDeps):
 
   return {
     async create(account, input) {
-      const pointsTo = validateTargetUrl(input.url, ownOrigin);
+      const pointsTo = validateTargetUrl(input.url, ownOrigin, blockedHosts);
       const dateCreated = clock().toISOString();
       if (input.short !== undefined) {
         const shortCode = validateCustomShortcode(input.short);

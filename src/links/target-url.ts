@@ -24,7 +24,7 @@ export function codePointLength(text: string): number {
  * Checks a target URL and returns it unchanged, or throws an invalid-parameter error.
  * `ownOrigin` is the service's public origin: a link pointing back at it would loop.
  */
-export function validateTargetUrl(url: string, ownOrigin: string): string {
+export function validateTargetUrl(url: string, ownOrigin: string, blockedHosts: readonly string[] = []): string {
   if (url.length === 0) throw invalid('url must not be empty');
   if (url.length > URL_MAX && codePointLength(url) > URL_MAX) {
     throw invalid(`url must be at most ${URL_MAX} characters long`);
@@ -46,5 +46,22 @@ export function validateTargetUrl(url: string, ownOrigin: string): string {
     throw invalid('url must not contain a user name or password');
   }
   if (parsed.origin === ownOrigin) throw invalid('url must not point back at this service');
+  if (blockedHosts.length > 0 && isBlockedHost(parsed.hostname, blockedHosts)) {
+    throw invalid(`links to ${parsed.hostname} are not allowed on this service`);
+  }
   return url;
+}
+
+/**
+ * True when `hostname` (as the URL parser gives it: lower case, punycode) is one of the
+ * blocked hosts or a subdomain of one.
+ */
+export function isBlockedHost(hostname: string, blockedHosts: readonly string[]): boolean {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  for (const blocked of blockedHosts) {
+    if (host === blocked || (host.length > blocked.length && host.endsWith(blocked) && host[host.length - blocked.length - 1] === '.')) {
+      return true;
+    }
+  }
+  return false;
 }
