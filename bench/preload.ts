@@ -1,82 +1,153 @@
 /**
- * Builds a benchmark database: N links spread over accounts of 20 links each, written
- * through the real schema (the server's own migrations) in large transactions.
+ * Builds benchmark databases: N links spread over accounts of 20 links each, in the real
+ * schema (the server's own migrations), written in large batches.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
 import { hashAccessCode, newAccessCode } from '../src/accounts/access-code.ts';
+import { openPostgresStore } from '../src/store/postgres.ts';
 import { openSqliteStore } from '../src/store/sqlite.ts';
+import { createPostgresDatabase } from '../test/helpers/services.ts';
 
 export interface Preloaded {
+  /** What to put in DATABASE_URL. */
   readonly path: string;
   readonly codes: readonly string[];
   /** An account holding 20 links (for the list benchmark). */
   readonly accessCode: string;
   /** An account with a huge cap (for the create benchmark). */
   readonly bigAccessCode: string;
-  totalAccesses(): number;
-  remove(): void;
+  totalAccesses(): Promise<number>;
+  bytesPerLink(): Promise<number>;
+  remove(): Promise<void>;
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+interface Plan {
+  codes: string[];
+  accessCode: string;
+  bigAccessCode: string;
+  /** Accounts in order: [codeHash, maxLinks, linkCount]; the first is the big one. */
+  accounts: [string, number, number][];
+  /** Per link, the 1-based index of its account in `accounts`. */
+  owners: number[];
+}
+
+function plan(links: number): Plan {
+  const accessCode = newAccessCode();
+  const bigAccessCode = newAccessCode();
+  const accounts: [string, number, number][] = [[hashAccessCode(bigAccessCode), 100_000_000, 0]];
+  const codes: string[] = [];
+  const owners: number[] = [];
+  const seen = new Set<string>();
+  while (codes.length < links) {
+    const bytes = randomBytes(6);
+    let code = '';
+    for (const byte of bytes) code += ALPHABET[byte % 62];
+    if (seen.has(code)) continue;
+    seen.add(code);
+    if (codes.length % 20 === 0) {
+      accounts.push([hashAccessCode(codes.length === 0 ? accessCode : newAccessCode()), 20, Math.min(20, links - codes.length)]);
+    }
+    codes.push(code);
+    owners.push(accounts.length);
+  }
+  return { codes, accessCode, bigAccessCode, accounts, owners };
+}
+
+const target = (i: number) => `https://example.com/articles/${i}?utm_source=bench`;
 
 export async function preloadSqlite(links: number): Promise<Preloaded> {
   const dir = mkdtempSync(join(tmpdir(), 'shortlink-bench-'));
   const path = join(dir, 'bench.db');
   await openSqliteStore({ path }).close(); // creates the schema
-  const db = new DatabaseSync(path);
+  const p = plan(links);
   const now = new Date().toISOString();
-  const accessCode = newAccessCode();
-  const bigAccessCode = newAccessCode();
-  const addAccount = db.prepare('INSERT INTO accounts (code_hash, date_created, max_links, link_count) VALUES (?, ?, ?, ?) RETURNING uid');
+  const db = new DatabaseSync(path);
+  const addAccount = db.prepare('INSERT INTO accounts (code_hash, date_created, max_links, link_count) VALUES (?, ?, ?, ?)');
   const addLink = db.prepare('INSERT INTO links (short_code, points_to, created_by, date_created) VALUES (?, ?, ?, ?)');
-  const codes: string[] = [];
-  const seen = new Set<string>();
-  const bytes = randomBytes(links * 8);
   db.exec('BEGIN');
-  addAccount.get(hashAccessCode(bigAccessCode), now, 100_000_000, 0);
-  let uid = 0;
-  for (let i = 0; i < links; i++) {
-    if (i % 20 === 0) {
-      const holder = i === 0 ? accessCode : newAccessCode();
-      uid = (addAccount.get(hashAccessCode(holder), now, 20, Math.min(20, links - i)) as { uid: number }).uid;
-    }
-    let code = '';
-    for (let j = 0; j < 6; j++) code += ALPHABET[bytes[i * 8 + j]! % 62];
-    if (seen.has(code)) {
-      i--;
-      randomBytes(8).copy(bytes, i * 8 + 8);
-      continue;
-    }
-    seen.add(code);
-    codes.push(code);
-    addLink.run(code, `https://example.com/articles/${i}?utm_source=bench`, uid, now);
-  }
+  for (const [hash, max, count] of p.accounts) addAccount.run(hash, now, max, count);
+  p.codes.forEach((code, i) => addLink.run(code, target(i), p.owners[i]!, now));
   db.exec('COMMIT');
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.close();
   return {
     path,
-    codes,
-    accessCode,
-    bigAccessCode,
-    totalAccesses() {
+    codes: p.codes,
+    accessCode: p.accessCode,
+    bigAccessCode: p.bigAccessCode,
+    async totalAccesses() {
       const reader = new DatabaseSync(path);
       const row = reader.prepare('SELECT SUM(accesses) AS total FROM links').get() as { total: number };
       reader.close();
       return row.total;
     },
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    async bytesPerLink() {
+      const reader = new DatabaseSync(path);
+      reader.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      reader.close();
+      return Math.round(statSync(path).size / links);
+    },
+    async remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
-/** Database bytes per link: the file after a checkpoint, divided by the links it holds. */
-export function sqliteBytes(path: string, links: number): number {
-  const db = new DatabaseSync(path);
-  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  db.close();
-  return Math.round(statSync(path).size / links);
+export async function preloadPostgres(adminUrl: string, links: number): Promise<Preloaded> {
+  const database = await createPostgresDatabase(adminUrl);
+  await (await openPostgresStore({ url: database.url, max: 1 })).close(); // creates the schema
+  const p = plan(links);
+  const now = new Date().toISOString();
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  await sql`
+    INSERT INTO accounts (code_hash, date_created, max_links, link_count)
+    SELECT h, ${now}, m, c FROM unnest(${sql.array(p.accounts.map((a) => a[0]), 25)}::text[],
+      ${sql.array(p.accounts.map((a) => a[1]), 23)}::int[], ${sql.array(p.accounts.map((a) => a[2]), 23)}::int[]) AS t(h, m, c)`;
+  for (let from = 0; from < links; from += 20_000) {
+    const slice = p.codes.slice(from, from + 20_000);
+    await sql`
+      INSERT INTO links (short_code, points_to, created_by, date_created)
+      SELECT c, u, o, ${now} FROM unnest(${sql.array(slice, 25)}::text[],
+        ${sql.array(slice.map((_, i) => target(from + i)), 25)}::text[],
+        ${sql.array(slice.map((_, i) => p.owners[from + i]!), 23)}::int[]) AS t(c, u, o)`;
+  }
+  await sql`VACUUM ANALYZE`;
+  return {
+    path: database.url,
+    codes: p.codes,
+    accessCode: p.accessCode,
+    bigAccessCode: p.bigAccessCode,
+    async totalAccesses() {
+      const [row] = await sql<{ total: string }[]>`SELECT SUM(accesses)::text AS total FROM links`;
+      return Number(row!.total);
+    },
+    async bytesPerLink() {
+      const [row] = await sql<{ bytes: string }[]>`SELECT pg_total_relation_size('links')::text AS bytes`;
+      return Math.round(Number(row!.bytes) / links);
+    },
+    async remove() {
+      await sql.end();
+      await database.drop();
+    },
+  };
+}
+
+/** Removes every key under `prefix` (the benchmark's own rate-limit windows). */
+export async function clearRedisPrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  redis.disconnect();
 }

@@ -11,7 +11,7 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLoadGenerator, type LoadResult } from './load.ts';
-import { preloadSqlite, sqliteBytes } from './preload.ts';
+import { clearRedisPrefix, preloadPostgres, preloadSqlite, type Preloaded } from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -82,58 +82,85 @@ record('bare node:http', 0, bareResult, 0, bare);
 await bare.stop();
 
 // 2. The service at several sizes; the full table at 100k links.
-const sizes = QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000];
 const results: Record<string, unknown> = {};
-for (const size of sizes) {
-  const data = await preloadSqlite(size);
+
+/** One storage configuration: preload, start the server, run the workloads, verify counts. */
+async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean) {
   const server = await startProcess({
     script: 'src/server.ts',
     cwd: ROOT,
-    env: { DATABASE_URL: data.path, RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1' },
+    env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', ...env },
     cpu: pinned ? 0 : undefined,
   });
   const resolvePaths = data.codes.map((code) => `/v1/get/${code}`);
   const redirectPaths = data.codes.map((code) => `/${code}`);
   let answeredResolutions = 0;
+  let rounds = 0;
+  const name = (scenario: string) => (label === 'sqlite' ? scenario : `${label}: ${scenario}`);
 
   const uniform = await measure(server.url, resolvePaths);
   answeredResolutions += uniform.all.reduce((sum, r) => sum + r.ok, 0) + uniform.warmupOk;
-  record('resolve, uniform', size, uniform, baseline, server);
+  rounds += ROUNDS + 1;
+  record(name('resolve, uniform'), size, uniform, baseline, server);
 
-  if (size === 100_000) {
+  if (full) {
     const hot = await measure(server.url, `/v1/get/${data.codes[0]}`);
     answeredResolutions += hot.all.reduce((sum, r) => sum + r.ok, 0) + hot.warmupOk;
-    record('resolve, one hot link', size, hot, baseline, server);
+    record(name('resolve, one hot link'), size, hot, baseline, server);
 
     const redirect = await measure(server.url, redirectPaths);
     answeredResolutions += redirect.all.reduce((sum, r) => sum + r.ok, 0) + redirect.warmupOk;
-    record('redirect, uniform', size, redirect, baseline, server);
+    rounds += 2 * (ROUNDS + 1);
+    record(name('redirect, uniform'), size, redirect, baseline, server);
 
     const auth = { authorization: `Bearer ${data.accessCode}` };
-    record('list links (20 per account)', size, await measure(server.url, '/v1/links', 'GET', auth), baseline, server);
-    record(
-      'create link (generated code)',
-      size,
-      await measure(server.url, '/v1/link?url=https%3A%2F%2Fexample.com%2Fnew', 'GET', { authorization: `Bearer ${data.bigAccessCode}` }),
-      baseline,
-      server,
-    );
-    record('new_account', size, await measure(server.url, '/v1/new_account'), baseline, server);
+    record(name('list links (20 per account)'), size, await measure(server.url, '/v1/links', 'GET', auth), baseline, server);
+    const create = await measure(server.url, '/v1/link?url=https%3A%2F%2Fexample.com%2Fnew', 'GET', {
+      authorization: `Bearer ${data.bigAccessCode}`,
+    });
+    record(name('create link (generated code)'), size, create, baseline, server);
+    record(name('new_account'), size, await measure(server.url, '/v1/new_account'), baseline, server);
   }
   await server.stop();
 
   // Every answered resolution must be in the database; only requests cut off in flight at
   // the end of a round (at most one per connection per round) may be counted but unseen.
-  const stored = data.totalAccesses();
-  const slack = CONNECTIONS * (size === 100_000 ? 3 : 1) * (ROUNDS + 1);
+  const stored = await data.totalAccesses();
+  const slack = CONNECTIONS * rounds;
   const ok = stored >= answeredResolutions && stored <= answeredResolutions + slack;
+  const bytesPerLink = await data.bytesPerLink();
   console.log(
-    `  counts at ${size} links: ${answeredResolutions} resolutions answered, ${stored} stored ` +
-      `(${ok ? 'consistent' : 'MISMATCH'}; in-flight slack ${slack}); ${sqliteBytes(data.path, size)} bytes per link`,
+    `  ${label} counts at ${size} links: ${answeredResolutions} resolutions answered, ${stored} stored ` +
+      `(${ok ? 'consistent' : 'MISMATCH'}; in-flight slack ${slack}); ${bytesPerLink} bytes per link`,
   );
-  results[`counts_${size}`] = { answered: answeredResolutions, stored, ok, bytesPerLink: sqliteBytes(data.path, size) };
-  data.remove();
+  results[`counts_${label}_${size}`] = { answered: answeredResolutions, stored, ok, bytesPerLink };
+  await data.remove();
   if (!ok) process.exitCode = 1;
+}
+
+// 2. SQLite (the default) at several sizes; the full table at 100k links.
+for (const size of QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) {
+  const data = await preloadSqlite(size);
+  await benchmark('sqlite', size, data, { DATABASE_URL: data.path }, size === 100_000);
+}
+
+// 3. PostgreSQL, and PostgreSQL with rate limits on and shared through Redis, when configured.
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+if (postgresUrl) {
+  const data = await preloadPostgres(postgresUrl, 100_000);
+  await benchmark('postgres', 100_000, data, { DATABASE_URL: data.path }, true);
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  if (redisUrl) {
+    const again = await preloadPostgres(postgresUrl, 100_000);
+    const prefix = `shortlink:bench:${process.pid}:`;
+    await benchmark('postgres+redis limits', 100_000, again, {
+      DATABASE_URL: again.path, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, RATE_LIMIT: 'on', RATE_LIMIT_EXEMPT: '',
+      RATE_LIMIT_RESOLVE: '100000000/1h', RATE_LIMIT_NEW_ACCOUNT: '100000000/1h', RATE_LIMIT_CREATE_LINK: '100000000/1h',
+    }, true);
+    await clearRedisPrefix(redisUrl, prefix);
+  }
+} else {
+  console.log('PostgreSQL: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to add its table.');
 }
 
 const resultsDir = join(ROOT, 'bench', 'results');

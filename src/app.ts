@@ -79,12 +79,14 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
  * A timer flushes at least every 100 ms, so a quiet server's lines are never held longer;
  * pino flushes the rest when the process exits. Only a `kill -9` can lose the last lines.
  */
-const ignore = () => {};
-
 function bufferedStdout() {
   const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => {
-    stream.flush(ignore);
+    try {
+      stream.flush(); // no callback: a callback would add a listener per call
+    } catch {
+      // destroyed at exit; nothing left to flush
+    }
   }, 100).unref();
   return stream;
 }

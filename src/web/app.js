@@ -526,7 +526,7 @@ async function submitLink(event) {
   setLink($('new-link-url'), shortUrl);
   $('new-link-qr').replaceChildren(qrCode(shortUrl, `QR code for ${shortUrl}`));
   $('new-link').hidden = false;
-  form.querySelector('#link-url').value = '';
+  urlInput.value = '';
   shortInput.value = '';
   announce(`Short link created: ${shortUrl}`);
   $('new-link-heading').focus();
