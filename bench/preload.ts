@@ -107,17 +107,16 @@ export async function preloadPostgres(adminUrl: string, links: number): Promise<
   const p = plan(links);
   const now = new Date().toISOString();
   const sql = postgres(database.url, { max: 1, onnotice: () => {} });
-  await sql`
-    INSERT INTO accounts (code_hash, date_created, max_links, link_count)
-    SELECT h, ${now}, m, c FROM unnest(${sql.array(p.accounts.map((a) => a[0]), 25)}::text[],
-      ${sql.array(p.accounts.map((a) => a[1]), 23)}::int[], ${sql.array(p.accounts.map((a) => a[2]), 23)}::int[]) AS t(h, m, c)`;
-  for (let from = 0; from < links; from += 20_000) {
-    const slice = p.codes.slice(from, from + 20_000);
-    await sql`
-      INSERT INTO links (short_code, points_to, created_by, date_created)
-      SELECT c, u, o, ${now} FROM unnest(${sql.array(slice, 25)}::text[],
-        ${sql.array(slice.map((_, i) => target(from + i)), 25)}::text[],
-        ${sql.array(slice.map((_, i) => p.owners[from + i]!), 23)}::int[]) AS t(c, u, o)`;
+  const accounts = p.accounts.map(([code_hash, max_links, link_count]) => ({ code_hash, date_created: now, max_links, link_count }));
+  await sql`INSERT INTO accounts ${sql(accounts, 'code_hash', 'date_created', 'max_links', 'link_count')}`;
+  for (let from = 0; from < links; from += 10_000) {
+    const rows = p.codes.slice(from, from + 10_000).map((short_code, i) => ({
+      short_code,
+      points_to: target(from + i),
+      created_by: p.owners[from + i]!,
+      date_created: now,
+    }));
+    await sql`INSERT INTO links ${sql(rows, 'short_code', 'points_to', 'created_by', 'date_created')}`;
   }
   await sql`VACUUM ANALYZE`;
   return {

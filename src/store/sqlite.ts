@@ -4,6 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { DomainError, ErrorCode } from '../errors.ts';
 import type { SqliteSynchronous } from '../config.ts';
 import { createGroupCommit, type CountedLink } from './group-commit.ts';
+import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
@@ -42,6 +43,11 @@ export function openSqliteStore(options: SqliteOptions): Store {
   try {
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    // A 64 MiB page cache and memory-mapped reads: resolving random links among millions
+    // then costs no read(2) per B-tree page (SQLite's default cache is 2 MiB).
+    db.exec('PRAGMA cache_size = -65536');
+    db.exec('PRAGMA mmap_size = 268435456');
+    db.exec('PRAGMA wal_autocheckpoint = 20000');
     migrate(db);
   } catch (error) {
     db.close();
@@ -116,6 +122,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ),
   );
 
+  const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
   let closed = false;
 
   return {
@@ -184,6 +191,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
       if (closed) return;
       closed = true;
       await counter.drain();
+      await checkpointer?.stop();
       db.close();
     },
   };
