@@ -102,8 +102,8 @@ export async function buildApp({ config, store, clock = () => new Date(), limite
     // While closing, requests on open connections are still served (with Connection: close).
     return503OnClosing: false,
     routerOptions: { maxParamLength: LIMITS.maxParamLength },
-    // Fastify accepts a hop count too, though its typings list only boolean, string and list.
-    trustProxy: config.trustProxy as boolean | string[],
+    // A mutable copy: Fastify's typings want string[], the config holds a frozen list.
+    trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
     bodyLimit: LIMITS.bodyBytes,
     requestTimeout: LIMITS.requestTimeoutMs,
     keepAliveTimeout: LIMITS.keepAliveTimeoutMs,

@@ -46,8 +46,11 @@ export interface Config {
   readonly rateLimits: RateLimits;
   /** Client addresses never rate limited (loopback by default). */
   readonly rateLimitExempt: readonly string[];
-  /** Fastify's trustProxy: whether X-Forwarded-For is believed, and from whom. */
-  readonly trustProxy: boolean | number | readonly string[];
+  /**
+   * Fastify's trustProxy: whether X-Forwarded-For is believed, and from whom. No hop count:
+   * Fastify 5 ignores one (it cannot tell a proxy from a client that forged the header).
+   */
+  readonly trustProxy: boolean | readonly string[];
   /** Target hosts refused at link creation, subdomains included; lower case. */
   readonly blockedHosts: readonly string[];
   /** Server processes to run on this machine (node:cluster) sharing one database. */
@@ -196,15 +199,17 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimitExempt =
     rawExempt === undefined ? ['127.0.0.1', '::1', '::ffff:127.0.0.1'] : rawExempt.split(',').map((a) => a.trim()).filter(Boolean);
 
-  let trustProxy: boolean | number | readonly string[] = false;
+  let trustProxy: boolean | readonly string[] = false;
   const rawTrust = text('TRUST_PROXY');
   if (rawTrust !== undefined) {
     const lower = rawTrust.toLowerCase();
     if (lower === 'true' || lower === 'on') trustProxy = true;
     else if (lower === 'false' || lower === 'off') trustProxy = false;
-    else if (/^\d+$/.test(lower)) trustProxy = Number(lower);
+    // A bare number was once a hop count; Fastify now ignores those, so refuse it rather than
+    // start with X-Forwarded-For silently unused.
+    else if (/^\d+$/.test(lower)) problems.push(`TRUST_PROXY hop counts are not supported; list the proxies' addresses/CIDRs or use true, got ${quote(rawTrust)}`);
     else if (/^[0-9a-f.:/,\s]+$/i.test(lower)) trustProxy = lower.split(',').map((a) => a.trim()).filter(Boolean);
-    else problems.push(`TRUST_PROXY must be true, false, a hop count or a list of addresses/CIDRs, got ${quote(rawTrust)}`);
+    else problems.push(`TRUST_PROXY must be true, false or a list of the proxies' addresses/CIDRs, got ${quote(rawTrust)}`);
   }
 
   const blockedHosts: string[] = [];

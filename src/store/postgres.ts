@@ -75,6 +75,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
+    // postgres.js waits before reconnecting a failed connection, up to 20 s after a few
+    // failures, and queues queries meanwhile: during an outage requests would hang instead of
+    // answering 503, and recovery would lag the database's return by as long. A connection is
+    // only retried when a query needs it, so retrying at once costs one refused connect per
+    // request while the database is down.
+    backoff: () => 0,
     // int8 columns (uid, accesses) fit in a double for any realistic count.
     types: { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } },
     connection: { application_name: 'shortlink' },

@@ -5,6 +5,7 @@ import { DomainError, ErrorCode } from '../errors.ts';
 import type { SqliteSynchronous } from '../config.ts';
 import { createGroupCommit, type CountedLink } from './group-commit.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
+import { createWriteBatch } from './sqlite-write-batch.ts';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
@@ -122,6 +123,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ),
   );
 
+  const writes = createWriteBatch(db, translate);
   const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
   let closed = false;
 
@@ -129,7 +131,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     engine: 'sqlite',
 
     createAccount(account: NewAccount) {
-      return guarded(
+      return writes.run(
         () => statements.insertAccount.get(account.codeHash, account.dateCreated, account.maxLinks) as unknown as AccountRecord,
       );
     },
@@ -139,31 +141,24 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
 
     createLink(link: NewLink) {
-      return guarded(() =>
-        transaction<CreateLinkResult>(
-          () => {
-            if (statements.takeSlot.run(link.createdBy).changes === 0) return 'cap_reached';
-            const inserted = statements.insertLink.run(link.shortCode, link.pointsTo, link.createdBy, link.dateCreated);
-            return inserted.changes === 0 ? 'taken' : 'created';
-          },
-          (result) => result === 'created',
-        ),
+      return writes.run<CreateLinkResult>(
+        () => {
+          if (statements.takeSlot.run(link.createdBy).changes === 0) return 'cap_reached';
+          const inserted = statements.insertLink.run(link.shortCode, link.pointsTo, link.createdBy, link.dateCreated);
+          return inserted.changes === 0 ? 'taken' : 'created';
+        },
+        (result) => result === 'created',
       );
     },
 
     deleteLink(shortCode: string, accountUid: number) {
-      return guarded(() =>
-        transaction<DeleteLinkResult>(
-          () => {
-            if (statements.deleteOwnLink.run(shortCode, accountUid).changes === 1) {
-              statements.freeSlot.run(accountUid);
-              return 'deleted';
-            }
-            return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
-          },
-          (result) => result === 'deleted',
-        ),
-      );
+      return writes.run<DeleteLinkResult>(() => {
+        if (statements.deleteOwnLink.run(shortCode, accountUid).changes === 1) {
+          statements.freeSlot.run(accountUid);
+          return 'deleted';
+        }
+        return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
+      });
     },
 
     listLinks(accountUid: number) {
@@ -191,6 +186,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
       if (closed) return;
       closed = true;
       await counter.drain();
+      await writes.drain();
       await checkpointer?.stop();
       db.close();
     },

@@ -13,7 +13,7 @@ const CYCLES = 3;
 const LOAD_MS = 1200;
 const CREATE_WORKERS = 4;
 const RESOLVE_WORKERS = 8;
-const REQUEST_TIMEOUT_MS = 5000;
+const REQUEST_TIMEOUT_MS = 15_000;
 // Accounts get a cap far above what a run can create.
 const ENV = { DEFAULT_MAX_LINKS: '1000000' };
 

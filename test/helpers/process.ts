@@ -21,8 +21,9 @@ const SERVER_ENTRY = join(REPO_ROOT, 'src', 'server.ts');
 
 // Variables the server reads; the parent's values (a developer's shell, CI) must not leak in.
 const SERVER_VARIABLES = [
-  'PORT', 'HOST', 'BASE_URL', 'DATABASE_URL', 'REDIS_URL', 'DEFAULT_MAX_LINKS', 'RATE_LIMIT', 'LOG_LEVEL',
-  'SQLITE_SYNCHRONOUS',
+  'PORT', 'HOST', 'BASE_URL', 'DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'DEFAULT_MAX_LINKS', 'RATE_LIMIT', 'LOG_LEVEL',
+  'SQLITE_SYNCHRONOUS', 'RATE_LIMIT_EXEMPT', 'RATE_LIMIT_NEW_ACCOUNT', 'RATE_LIMIT_FAILED_AUTH', 'RATE_LIMIT_CREATE_LINK',
+  'RATE_LIMIT_RESOLVE', 'RATE_LIMIT_UNKNOWN_CODE', 'TRUST_PROXY', 'BLOCKED_HOSTS', 'BLOCKED_HOSTS_FILE', 'WORKERS',
 ];
 
 /** The public address the test servers announce; short URLs start with it. */
@@ -49,7 +50,7 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Start through `npm start` (as an operator would) instead of `node src/server.ts`. */
   readonly viaNpm?: boolean;
-  /** SQLite file to use; a fresh temp folder (removed by cleanup()) when omitted. */
+  /** DATABASE_URL: a SQLite file or a postgres:// URL; a fresh temp folder (removed by cleanup()) when omitted. */
   readonly databasePath?: string;
   /** How long to wait for the "listening" line. */
   readonly readyTimeoutMs?: number;

@@ -1,0 +1,360 @@
+/**
+ * Rate limits as a client meets them: each policy answers 429 in the contract's error form
+ * with Retry-After once its window is used up, only for the address (or account) that used
+ * it; loopback is exempt unless configured otherwise; RATE_LIMIT=off turns it all off; and
+ * TRUST_PROXY decides whether X-Forwarded-For names the client.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test, type TestContext } from 'node:test';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { DEFAULT_RATE_LIMITS, loadConfig, type Config, type RateLimits } from '../../src/config.ts';
+import { createMemoryLimiter } from '../../src/limits/limiter.ts';
+import { TEST_BASE_URL } from '../helpers/app.ts';
+import { appFor, assertError, HTML, type LinkJson, type Reply } from './support.ts';
+
+const CLIENT = '203.0.113.7';
+const OTHER_CLIENT = '203.0.113.8';
+const MINUTE = 60_000;
+
+/** Every policy roomy, so that only the one a test narrows can bite. */
+const ROOMY: RateLimits = {
+  newAccount: { limit: 1000, windowMs: MINUTE },
+  failedAuth: { limit: 1000, windowMs: MINUTE },
+  createLink: { limit: 1000, windowMs: MINUTE },
+  resolve: { limit: 1000, windowMs: MINUTE },
+  unknownCode: { limit: 1000, windowMs: MINUTE },
+};
+
+/** An app with rate limits on, nobody exempt, and `policies` narrowed. */
+async function limitedApp(t: TestContext, policies: Partial<RateLimits>, overrides: Partial<Config> = {}) {
+  return appFor(t, { rateLimit: true, rateLimitExempt: [], rateLimits: { ...ROOMY, ...policies }, ...overrides });
+}
+
+/** Asserts a 429 in the contract's form, and returns the seconds it asks the client to wait. */
+function assertLimited(response: Reply, operation: string, windowMs = MINUTE): number {
+  assertError(response, 429, operation);
+  const match = /^Unable to (.+): too many requests; try again in (\d+) s$/.exec(response.body);
+  assert.ok(match, `429 body: ${JSON.stringify(response.body)}`);
+  const seconds = Number(match[2]);
+  assert.equal(response.headers['retry-after'], String(seconds), 'Retry-After says the same as the body');
+  assert.ok(seconds >= 1 && seconds <= windowMs / 1000, `waits ${seconds} s, within the window`);
+  return seconds;
+}
+
+function newAccountFrom(app: FastifyInstance, remoteAddress: string, method: 'GET' | 'POST' = 'GET', headers = {}) {
+  return app.inject({ method, url: '/v1/new_account', remoteAddress, headers });
+}
+
+/** Creates an account (from an address with room to spare) and returns its code and Uid. */
+async function account(app: FastifyInstance, remoteAddress = '198.51.100.250'): Promise<{ code: string; uid: number }> {
+  const response = await newAccountFrom(app, remoteAddress);
+  assert.equal(response.statusCode, 200, response.body);
+  const body = response.json() as { AccessCode: string; Uid: number };
+  return { code: body.AccessCode, uid: body.Uid };
+}
+
+function createLinkFrom(app: FastifyInstance, remoteAddress: string, code: string, query: Record<string, string>) {
+  return app.inject({ method: 'GET', url: '/v1/link', query, headers: { authorization: `Bearer ${code}` }, remoteAddress });
+}
+
+async function linkFor(app: FastifyInstance, code: string, short: string): Promise<void> {
+  const response = await createLinkFrom(app, '198.51.100.250', code, { url: `https://example.org/${short}`, short });
+  assert.equal(response.statusCode, 200, response.body);
+}
+
+function resolveFrom(app: FastifyInstance, remoteAddress: string, short: string, via: 'api' | 'redirect' = 'api') {
+  return app.inject({ method: 'GET', url: via === 'api' ? `/v1/get/${short}` : `/${short}`, remoteAddress });
+}
+
+async function listFrom(app: FastifyInstance, remoteAddress: string, code: string): Promise<LinkJson[]> {
+  const response = await app.inject({ method: 'GET', url: '/v1/links', headers: { authorization: code }, remoteAddress });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json() as LinkJson[];
+}
+
+describe('account creation limit (per client address)', () => {
+  test('refuses accounts past the limit with 429 and Retry-After, creating nothing', async (t) => {
+    const { app } = await limitedApp(t, { newAccount: { limit: 3, windowMs: MINUTE } });
+    // GET and POST draw on the same allowance.
+    for (const method of ['GET', 'POST', 'GET'] as const) {
+      assert.equal((await newAccountFrom(app, CLIENT, method)).statusCode, 200);
+    }
+    assertLimited(await newAccountFrom(app, CLIENT, 'GET'), 'create account');
+    assertLimited(await newAccountFrom(app, CLIENT, 'POST'), 'create account');
+
+    const other = await newAccountFrom(app, OTHER_CLIENT);
+    assert.equal(other.statusCode, 200, 'another address is unaffected');
+    assert.equal((other.json() as { Uid: number }).Uid, 4, 'the refused requests created no account');
+  });
+
+  test('counts a fixed window from the first request, then allows again', async (t) => {
+    const clock = { now: Date.parse('2026-11-22T04:00:00Z') };
+    const limiter = createMemoryLimiter({ now: () => clock.now });
+    t.after(() => limiter.close());
+    const { app } = await appFor(
+      t,
+      { rateLimit: true, rateLimitExempt: [], rateLimits: { ...ROOMY, newAccount: { limit: 2, windowMs: MINUTE } } },
+      { limiter },
+    );
+    assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
+    clock.now += 10_000;
+    assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
+    assert.equal(assertLimited(await newAccountFrom(app, CLIENT), 'create account'), 50, 'the window began at the first request');
+    clock.now += 45_000;
+    const refused = await newAccountFrom(app, CLIENT);
+    assert.equal(assertLimited(refused, 'create account'), 5, 'refusals do not extend the window');
+    clock.now += 5_000;
+    assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200, 'a new window has begun');
+    assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
+    assert.equal(assertLimited(await newAccountFrom(app, CLIENT), 'create account'), 60);
+  });
+});
+
+describe('failed authentication limit (per client address)', () => {
+  test('counts failed authentications only, then refuses even a valid code', async (t) => {
+    const { app } = await limitedApp(t, { failedAuth: { limit: 3, windowMs: MINUTE } });
+    const { code } = await account(app);
+
+    // Successes never count.
+    for (let i = 0; i < 10; i++) assert.equal((await listFrom(app, CLIENT, code)).length, 0);
+    // Neither do requests refused for other reasons than the code (here: two different codes, 400).
+    for (let i = 0; i < 5; i++) {
+      const conflicting = await app.inject({
+        method: 'GET',
+        url: '/v1/links',
+        query: { auth: randomUUID() },
+        headers: { authorization: code },
+        remoteAddress: CLIENT,
+      });
+      assertError(conflicting, 400, 'list links');
+    }
+
+    const failures: InjectOptions[] = [
+      { method: 'GET', url: '/v1/links' }, // no code
+      { method: 'GET', url: '/v1/get_account', headers: { authorization: `Bearer ${randomUUID()}` } }, // unknown code
+      { method: 'GET', url: '/v1/link', query: { url: 'https://example.org/', auth: 'not-a-code' } }, // malformed
+    ];
+    for (const failure of failures) {
+      const response = await app.inject({ ...failure, remoteAddress: CLIENT });
+      assert.equal(response.statusCode, 401, response.body);
+      assert.equal(response.headers['www-authenticate'], 'Bearer realm="shortlink"');
+    }
+
+    // Spent: the next attempt is refused before its code is looked at, whatever the route.
+    const listing = await app.inject({ method: 'GET', url: '/v1/links', headers: { authorization: code }, remoteAddress: CLIENT });
+    assertLimited(listing, 'list links');
+    assertLimited(
+      await app.inject({ method: 'GET', url: '/v1/user_info', headers: { authorization: code }, remoteAddress: CLIENT }),
+      'get account information',
+    );
+    assertLimited(await createLinkFrom(app, CLIENT, code, { url: 'https://example.org/' }), 'create link');
+    assertLimited(
+      await app.inject({ method: 'DELETE', url: '/v1/link', query: { short: 'whatever', auth: code }, remoteAddress: CLIENT }),
+      'delete link',
+    );
+
+    assert.equal((await listFrom(app, OTHER_CLIENT, code)).length, 0, 'the same code from another address works');
+    assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200, 'routes without authentication are not locked');
+  });
+});
+
+describe('link creation limit (per account)', () => {
+  test('refuses links past the limit for that account, from any address, and only for it', async (t) => {
+    const { app } = await limitedApp(t, { createLink: { limit: 3, windowMs: MINUTE } });
+    const first = await account(app);
+    const second = await account(app);
+
+    for (let i = 0; i < 3; i++) {
+      const response = await createLinkFrom(app, CLIENT, first.code, { url: `https://example.org/${i}` });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.ok(response.body.startsWith(`${TEST_BASE_URL}/`));
+    }
+    assertLimited(await createLinkFrom(app, CLIENT, first.code, { url: 'https://example.org/4' }), 'create link');
+    assertLimited(await createLinkFrom(app, OTHER_CLIENT, first.code, { url: 'https://example.org/5' }), 'create link');
+    // POST with a JSON body counts the same.
+    const posted = await app.inject({
+      method: 'POST',
+      url: '/v1/link',
+      headers: { authorization: first.code, 'content-type': 'application/json' },
+      payload: { url: 'https://example.org/6' },
+      remoteAddress: CLIENT,
+    });
+    assertLimited(posted, 'create link');
+
+    const other = await createLinkFrom(app, CLIENT, second.code, { url: 'https://example.org/other' });
+    assert.equal(other.statusCode, 200, 'another account from the same address is unaffected');
+    assert.equal((await listFrom(app, CLIENT, first.code)).length, 3, 'refused creates made no link');
+  });
+});
+
+describe('resolution limit (per client address)', () => {
+  test('refuses resolutions and redirects past the limit in plain text, and does not count them', async (t) => {
+    const { app } = await limitedApp(t, { resolve: { limit: 5, windowMs: MINUTE } });
+    const owner = await account(app);
+    await linkFor(app, owner.code, 'hot-link');
+
+    // The API and the short URL draw on one allowance.
+    for (let i = 0; i < 5; i++) {
+      const response = await resolveFrom(app, CLIENT, 'hot-link', i % 2 === 0 ? 'api' : 'redirect');
+      assert.equal(response.statusCode, i % 2 === 0 ? 200 : 302, response.body);
+    }
+    assertLimited(await resolveFrom(app, CLIENT, 'hot-link'), 'resolve link');
+    const redirect = await resolveFrom(app, CLIENT, 'hot-link', 'redirect');
+    assertLimited(redirect, 'resolve link');
+    assert.equal(redirect.headers.location, undefined);
+
+    const other = await resolveFrom(app, OTHER_CLIENT, 'hot-link');
+    assert.equal(other.statusCode, 200, 'another address is unaffected');
+    assert.equal((other.json() as LinkJson).Accesses, 6, 'the two refused resolutions were not counted');
+  });
+});
+
+describe('unknown-shortcode limit (per client address)', () => {
+  test('counts lookups of unknown codes apart from resolutions, then refuses every lookup', async (t) => {
+    const { app } = await limitedApp(t, { unknownCode: { limit: 3, windowMs: MINUTE }, resolve: { limit: 100, windowMs: MINUTE } });
+    const owner = await account(app);
+    await linkFor(app, owner.code, 'known-link');
+
+    // Many resolutions of a live link do not touch the unknown-code allowance.
+    for (let i = 0; i < 10; i++) assert.equal((await resolveFrom(app, CLIENT, 'known-link')).statusCode, 200);
+
+    const api = await resolveFrom(app, CLIENT, 'nope-1');
+    assertError(api, 404, 'resolve link');
+    const page = await resolveFrom(app, CLIENT, 'nope-2', 'redirect');
+    assert.equal(page.statusCode, 404);
+    assert.equal(page.headers['content-type'], HTML, 'an unknown short URL still gets the HTML page');
+    assert.equal((await app.inject({ method: 'HEAD', url: '/v1/get/nope-3', remoteAddress: CLIENT })).statusCode, 404);
+
+    // Spent: this address may look nothing up now, live links included, on either path.
+    assertLimited(await resolveFrom(app, CLIENT, 'known-link'), 'resolve link');
+    assertLimited(await resolveFrom(app, CLIENT, 'nope-4'), 'resolve link');
+    assertLimited(await resolveFrom(app, CLIENT, 'known-link', 'redirect'), 'resolve link');
+
+    assert.equal((await resolveFrom(app, OTHER_CLIENT, 'known-link')).statusCode, 200, 'another address is unaffected');
+    assertError(await resolveFrom(app, OTHER_CLIENT, 'nope-1'), 404, 'resolve link');
+    assert.equal((await listFrom(app, OTHER_CLIENT, owner.code))[0]!.Accesses, 11, 'refused lookups counted no access');
+  });
+});
+
+describe('exemptions and switches', () => {
+  const TINY: RateLimits = {
+    newAccount: { limit: 1, windowMs: MINUTE },
+    failedAuth: { limit: 1, windowMs: MINUTE },
+    createLink: { limit: 1, windowMs: MINUTE },
+    resolve: { limit: 1, windowMs: MINUTE },
+    unknownCode: { limit: 1, windowMs: MINUTE },
+  };
+
+  test('exempts loopback addresses by default', async (t) => {
+    const { app } = await appFor(t, { rateLimit: true, rateLimits: TINY });
+    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+      for (let i = 0; i < 4; i++) assert.equal((await newAccountFrom(app, address)).statusCode, 200, `${address} #${i + 1}`);
+    }
+    assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
+    assertLimited(await newAccountFrom(app, CLIENT), 'create account');
+  });
+
+  test('limits loopback too when RATE_LIMIT_EXEMPT is empty', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, RATE_LIMIT_EXEMPT: '', RATE_LIMIT_NEW_ACCOUNT: '1/1m' });
+    assert.deepEqual(config.rateLimitExempt, []);
+    const { app } = await appFor(t, config);
+    assert.equal((await newAccountFrom(app, '127.0.0.1')).statusCode, 200);
+    assertLimited(await newAccountFrom(app, '127.0.0.1'), 'create account');
+  });
+
+  test('reads every policy from its RATE_LIMIT_* variable', async (t) => {
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      BASE_URL: TEST_BASE_URL,
+      RATE_LIMIT_EXEMPT: '',
+      RATE_LIMIT_NEW_ACCOUNT: '2/1m',
+      RATE_LIMIT_FAILED_AUTH: '3/10m',
+      RATE_LIMIT_CREATE_LINK: '4/30s',
+      RATE_LIMIT_RESOLVE: '5/1h',
+      RATE_LIMIT_UNKNOWN_CODE: '6/2m',
+    });
+    assert.deepEqual(config.rateLimits, {
+      newAccount: { limit: 2, windowMs: MINUTE },
+      failedAuth: { limit: 3, windowMs: 10 * MINUTE },
+      createLink: { limit: 4, windowMs: 30_000 },
+      resolve: { limit: 5, windowMs: 60 * MINUTE },
+      unknownCode: { limit: 6, windowMs: 2 * MINUTE },
+    });
+    const { app } = await appFor(t, config);
+    for (let i = 0; i < 2; i++) assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
+    assertLimited(await newAccountFrom(app, CLIENT), 'create account');
+    const { code } = await account(app);
+    for (let i = 0; i < 4; i++) assert.equal((await createLinkFrom(app, CLIENT, code, { url: 'https://example.org/' })).statusCode, 200);
+    assertLimited(await createLinkFrom(app, CLIENT, code, { url: 'https://example.org/' }), 'create link', 30_000);
+  });
+
+  test('keeps the documented defaults when no RATE_LIMIT_* variable is set', () => {
+    const config = loadConfig({});
+    assert.deepEqual(config.rateLimits, DEFAULT_RATE_LIMITS);
+    assert.deepEqual(config.rateLimitExempt, ['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+  });
+
+  test('RATE_LIMIT=off disables every limit', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, RATE_LIMIT: 'off', RATE_LIMIT_EXEMPT: '' });
+    const { app } = await appFor(t, { ...config, rateLimits: TINY });
+    for (let i = 0; i < 5; i++) assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
+    for (let i = 0; i < 5; i++) assert.equal((await app.inject({ method: 'GET', url: '/v1/links', remoteAddress: CLIENT })).statusCode, 401);
+    const { code } = await account(app);
+    assert.equal((await listFrom(app, CLIENT, code)).length, 0);
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await createLinkFrom(app, CLIENT, code, { url: 'https://example.org/', short: `off-${i}` })).statusCode, 200);
+    }
+    for (let i = 0; i < 5; i++) assert.equal((await resolveFrom(app, CLIENT, 'off-0')).statusCode, 200);
+    for (let i = 0; i < 5; i++) assert.equal((await resolveFrom(app, CLIENT, `missing-${i}`)).statusCode, 404);
+  });
+});
+
+describe('client address behind a proxy (TRUST_PROXY)', () => {
+  const policies = { newAccount: { limit: 2, windowMs: MINUTE } };
+  const viaProxy = (app: FastifyInstance, proxy: string, forwardedFor: string) =>
+    newAccountFrom(app, proxy, 'GET', { 'x-forwarded-for': forwardedFor });
+
+  test('with TRUST_PROXY=true, the X-Forwarded-For address is the client', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, TRUST_PROXY: 'true' });
+    assert.equal(config.trustProxy, true);
+    // The default exemption stays: a proxy on this machine must not exempt everyone behind it.
+    const { app } = await appFor(t, { ...config, rateLimits: { ...ROOMY, ...policies } });
+    for (let i = 0; i < 2; i++) assert.equal((await viaProxy(app, '127.0.0.1', '198.51.100.1')).statusCode, 200);
+    assertLimited(await viaProxy(app, '127.0.0.1', '198.51.100.1'), 'create account');
+    assertLimited(await viaProxy(app, '10.0.0.9', '198.51.100.1'), 'create account');
+    assert.equal((await viaProxy(app, '127.0.0.1', '198.51.100.2')).statusCode, 200, 'each forwarded client has its own count');
+    assert.equal((await newAccountFrom(app, '127.0.0.1')).statusCode, 200, 'a loopback client without the header stays exempt');
+  });
+
+  test('with TRUST_PROXY naming the proxy, only what that proxy saw counts: not what a client forged, nor a direct client\'s header', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, TRUST_PROXY: '10.0.0.9, 10.1.0.0/16' });
+    assert.deepEqual(config.trustProxy, ['10.0.0.9', '10.1.0.0/16']);
+    const { app } = await appFor(t, { ...config, rateLimits: { ...ROOMY, ...policies } });
+    // The client forges a first entry; the proxy appends the address it really saw.
+    assert.equal((await viaProxy(app, '10.0.0.9', '192.0.2.1, 198.51.100.1')).statusCode, 200);
+    assert.equal((await viaProxy(app, '10.1.2.3', '192.0.2.2, 198.51.100.1')).statusCode, 200);
+    assertLimited(await viaProxy(app, '10.0.0.9', '192.0.2.3, 198.51.100.1'), 'create account');
+    assert.equal((await viaProxy(app, '10.0.0.9', '198.51.100.1, 198.51.100.2')).statusCode, 200);
+    // A client reaching the server directly is counted by its own address, whatever it claims.
+    assert.equal((await viaProxy(app, CLIENT, '198.51.100.3')).statusCode, 200);
+    assert.equal((await viaProxy(app, CLIENT, '198.51.100.4')).statusCode, 200);
+    assertLimited(await viaProxy(app, CLIENT, '198.51.100.5'), 'create account');
+  });
+
+  test('refuses a hop count, which Fastify would silently ignore', () => {
+    assert.throws(() => loadConfig({ TRUST_PROXY: '1' }), /TRUST_PROXY hop counts are not supported/);
+  });
+
+  test('without TRUST_PROXY, X-Forwarded-For is ignored: it neither splits nor escapes the count', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL });
+    assert.equal(config.trustProxy, false);
+    const { app } = await appFor(t, { ...config, rateLimits: { ...ROOMY, ...policies } });
+    assert.equal((await viaProxy(app, CLIENT, '198.51.100.1')).statusCode, 200);
+    assert.equal((await viaProxy(app, CLIENT, '198.51.100.2')).statusCode, 200);
+    assertLimited(await viaProxy(app, CLIENT, '198.51.100.3'), 'create account');
+    assertLimited(await viaProxy(app, CLIENT, '127.0.0.1'), 'create account');
+    // Nor can a loopback client be blamed for (or limited by) an address it claims.
+    for (let i = 0; i < 3; i++) assert.equal((await viaProxy(app, '127.0.0.1', CLIENT)).statusCode, 200);
+  });
+});
