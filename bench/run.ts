@@ -85,12 +85,12 @@ await bare.stop();
 const results: Record<string, unknown> = {};
 
 /** One storage configuration: preload, start the server, run the workloads, verify counts. */
-async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean) {
+async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean, pin = pinned) {
   const server = await startProcess({
     script: 'src/server.ts',
     cwd: ROOT,
     env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', ...env },
-    cpu: pinned ? 0 : undefined,
+    cpu: pin ? 0 : undefined,
   });
   const resolvePaths = data.codes.map((code) => `/v1/get/${code}`);
   const redirectPaths = data.codes.map((code) => `/${code}`);
@@ -142,6 +142,13 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
 for (const size of QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) {
   const data = await preloadSqlite(size);
   await benchmark('sqlite', size, data, { DATABASE_URL: data.path }, size === 100_000);
+}
+
+// WORKERS=2 on this 2-core machine: the two server processes share both cores with the load
+// generator (no pinning), which is what running them here would mean.
+{
+  const data = await preloadSqlite(100_000);
+  await benchmark('sqlite WORKERS=2', 100_000, data, { DATABASE_URL: data.path, WORKERS: '2' }, false, false);
 }
 
 // 3. PostgreSQL, and PostgreSQL with rate limits on and shared through Redis, when configured.
