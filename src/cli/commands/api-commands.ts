@@ -1,0 +1,210 @@
+/**
+ * Commands that talk to a running server through the client library, as any user would.
+ */
+import { ShortlinkClient, type Link } from '../../client/index.ts';
+import { ACCESS_CODE_VARIABLE, readAccessCode, reserveCodeFile } from '../access-code-source.ts';
+import { CliFailure, parseCommand, UsageError, type CliContext, type Command } from '../command.ts';
+
+export const DEFAULT_SERVER = 'http://localhost:8080';
+export const SERVER_VARIABLE = 'SHORTLINK_SERVER';
+
+const SERVER_OPTION = { server: { type: 'string' } } as const;
+const CODE_OPTIONS = { server: { type: 'string' }, 'code-file': { type: 'string' } } as const;
+
+const CONNECTION_HELP = `
+Connection:
+  --server URL        the service, default $${SERVER_VARIABLE} or ${DEFAULT_SERVER}`;
+
+const CODE_HELP = `${CONNECTION_HELP}
+  --code-file PATH    read the access code from PATH, a file only you may read (chmod 600);
+                      otherwise it comes from $${ACCESS_CODE_VARIABLE}. Never from the command line.`;
+
+function serverOf(command: Command, context: CliContext, flag: string | undefined): string {
+  const server = flag ?? (context.env[SERVER_VARIABLE]?.trim() || DEFAULT_SERVER);
+  const parsed = URL.parse(server);
+  if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new UsageError(command.name, `--server must be an http(s) URL, got ${JSON.stringify(server)}`);
+  }
+  return server;
+}
+
+/** A client whose network failures name the server they could not reach. */
+function clientFor(baseUrl: string, accessCode?: string): ShortlinkClient {
+  const reach: typeof fetch = async (input, init) => {
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      if (error instanceof TypeError) {
+        const cause = error.cause as NodeJS.ErrnoException | Error | undefined;
+        const reason = (cause as NodeJS.ErrnoException | undefined)?.code ?? cause?.message ?? error.message;
+        throw new CliFailure(`cannot reach the server at ${baseUrl} (${reason})`);
+      }
+      throw error;
+    }
+  };
+  return new ShortlinkClient({ baseUrl, fetch: reach, ...(accessCode === undefined ? {} : { accessCode }) });
+}
+
+function authenticatedClient(command: Command, context: CliContext, values: { server?: string; 'code-file'?: string }): ShortlinkClient {
+  const baseUrl = serverOf(command, context, values.server);
+  return clientFor(baseUrl, readAccessCode(context.env, values['code-file']));
+}
+
+function printJson(context: CliContext, value: unknown): void {
+  context.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export const accountCreate: Command = {
+  name: 'account create',
+  summary: 'create an account and print it with its access code',
+  help: `Usage: shortlink account create [--save-code PATH] [--server URL]
+
+Creates an account and prints it as JSON: Uid, AccessCode, DateCreated, MaxLinks.
+The access code is the account's only key and cannot be shown again.
+
+Options:
+  --save-code PATH    also write the access code to PATH, created with mode 0600 (it must not
+                      exist yet); use it later with --code-file PATH
+${CONNECTION_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, {
+      command: accountCreate,
+      options: { ...SERVER_OPTION, 'save-code': { type: 'string' } },
+      positionals: [],
+    });
+    if (parsed === undefined) return 0;
+    const client = clientFor(serverOf(accountCreate, context, parsed.values.server));
+    const savePath = parsed.values['save-code'];
+    const slot = savePath === undefined ? undefined : reserveCodeFile(savePath);
+    let account;
+    try {
+      account = await client.newAccount();
+    } catch (error) {
+      slot?.abandon();
+      throw error;
+    }
+    slot?.write(account.AccessCode);
+    printJson(context, account);
+    context.stderr.write(
+      savePath === undefined
+        ? 'Keep the AccessCode: it is the only key to the account and cannot be shown again.\n'
+        : `The access code is saved in ${savePath} (mode 0600); use --code-file ${savePath}.\n`,
+    );
+    return 0;
+  },
+};
+
+export const accountInfo: Command = {
+  name: 'account info',
+  summary: 'show the account of your access code',
+  help: `Usage: shortlink account info [--code-file PATH] [--server URL]
+
+Prints your account as JSON: Uid, AccessCode, DateCreated, MaxLinks.
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, { command: accountInfo, options: CODE_OPTIONS, positionals: [] });
+    if (parsed === undefined) return 0;
+    printJson(context, await authenticatedClient(accountInfo, context, parsed.values).getAccount());
+    return 0;
+  },
+};
+
+export const shorten: Command = {
+  name: 'shorten',
+  summary: 'create a short link: shorten URL [--short CODE]',
+  help: `Usage: shortlink shorten URL [--short CODE] [--code-file PATH] [--server URL]
+
+Creates a link to URL and prints its short URL.
+
+Options:
+  --short CODE        the shortcode to use (5-2000 of A-Z a-z 0-9 - . _ ~); generated when omitted
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, {
+      command: shorten,
+      options: { ...CODE_OPTIONS, short: { type: 'string' } },
+      positionals: ['url'],
+    });
+    if (parsed === undefined) return 0;
+    const client = authenticatedClient(shorten, context, parsed.values);
+    const short = parsed.values.short;
+    const shortUrl = await client.createLink(parsed.positionals[0]!, short === undefined ? {} : { short });
+    context.stdout.write(`${shortUrl}\n`);
+    return 0;
+  },
+};
+
+export const links: Command = {
+  name: 'links',
+  summary: 'list your links',
+  help: `Usage: shortlink links [--json] [--code-file PATH] [--server URL]
+
+Lists your links, oldest first: shortcode, accesses and target, one per line.
+
+Options:
+  --json              print the API's JSON array instead
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, {
+      command: links,
+      options: { ...CODE_OPTIONS, json: { type: 'boolean' } },
+      positionals: [],
+    });
+    if (parsed === undefined) return 0;
+    const list = await authenticatedClient(links, context, parsed.values).listLinks();
+    if (parsed.values.json === true) printJson(context, list);
+    else context.stdout.write(table(list));
+    return 0;
+  },
+};
+
+function table(list: readonly Link[]): string {
+  if (list.length === 0) return 'No links.\n';
+  const codeWidth = Math.max('SHORTCODE'.length, ...list.map((link) => link.ShortCode.length));
+  const countWidth = Math.max('ACCESSES'.length, ...list.map((link) => String(link.Accesses).length));
+  const lines = [`${'SHORTCODE'.padEnd(codeWidth)}  ${'ACCESSES'.padStart(countWidth)}  TARGET`];
+  for (const link of list) {
+    lines.push(`${link.ShortCode.padEnd(codeWidth)}  ${String(link.Accesses).padStart(countWidth)}  ${link.PointsTo}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export const resolve: Command = {
+  name: 'resolve',
+  summary: 'look a link up: resolve CODE (counts one access)',
+  help: `Usage: shortlink resolve CODE [--server URL]
+
+Prints the link CODE as JSON: ShortCode, PointsTo, CreatedBy, Accesses. Like any resolution
+this counts one access, and the answer includes it. Needs no access code.
+${CONNECTION_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, { command: resolve, options: SERVER_OPTION, positionals: ['code'] });
+    if (parsed === undefined) return 0;
+    const client = clientFor(serverOf(resolve, context, parsed.values.server));
+    printJson(context, await client.resolve(parsed.positionals[0]!));
+    return 0;
+  },
+};
+
+export const deleteLink: Command = {
+  name: 'delete',
+  summary: 'delete one of your links: delete CODE',
+  help: `Usage: shortlink delete CODE [--code-file PATH] [--server URL]
+
+Deletes your link CODE. Its shortcode becomes free again, and its slot in your cap too.
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, { command: deleteLink, options: CODE_OPTIONS, positionals: ['code'] });
+    if (parsed === undefined) return 0;
+    const code = parsed.positionals[0]!;
+    await authenticatedClient(deleteLink, context, parsed.values).deleteLink(code);
+    context.stdout.write(`Deleted ${code}\n`);
+    return 0;
+  },
+};

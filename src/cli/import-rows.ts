@@ -1,0 +1,170 @@
+/**
+ * Turns rows of an import file into links: finds the columns (in Shortlink's own export
+ * layout, or in the layouts other shorteners export), then checks every value with the same
+ * validators the API uses.
+ *
+ * Column names are compared ignoring case and everything but letters and digits, so
+ * `Short URL`, `short_url` and `shortUrl` are one name.
+ */
+import { DomainError } from '../errors.ts';
+import { validateCustomShortcode } from '../links/shortcode.ts';
+import { validateTargetUrl } from '../links/target-url.ts';
+
+/** Which header names feed which field, most specific first. */
+const ALIASES = {
+  /** A bare shortcode. */
+  shortCode: ['shortcode', 'short', 'keyword', 'address', 'slug', 'alias', 'backhalf', 'code'],
+  /** A whole short URL, whose last path segment is the shortcode (Bitly's `link`). */
+  shortUrl: ['shorturl', 'link', 'bitlink', 'shortlink', 'shortenedurl'],
+  url: ['pointsto', 'longurl', 'url', 'target', 'destination', 'destinationurl', 'originalurl'],
+  accesses: ['accesses', 'clicks', 'visits', 'visitcount', 'visitscount', 'totalclicks', 'hits'],
+  dateCreated: ['datecreated', 'createdat', 'created', 'timestamp', 'creationdate', 'date'],
+} as const;
+
+export type ImportField = keyof typeof ALIASES;
+
+/** The header name used for each field; `url` is the one that must be there. */
+export type ColumnMap = { readonly [F in ImportField]?: string } & { readonly url: string };
+
+export function normaliseName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/** The layouts we recognise, for the report: which tool most likely wrote the file. */
+export function layoutName(headers: readonly string[]): string {
+  const names = new Set(headers.map(normaliseName));
+  const has = (...wanted: string[]) => wanted.every((name) => names.has(name));
+  if (has('shortcode', 'pointsto')) return 'Shortlink';
+  if (has('shortcode', 'longurl')) return 'Shlink';
+  if (has('keyword', 'url')) return 'YOURLS';
+  if (has('address', 'target')) return 'Kutt';
+  if (has('link', 'longurl')) return 'Bitly';
+  return 'generic';
+}
+
+/**
+ * Finds the column of each field among the headers, or explains what is missing. A file
+ * with a shortcode column and a short-URL column (Shlink's) takes the shortcode column.
+ */
+export function detectColumns(headers: readonly string[]): ColumnMap | string {
+  const byName = new Map<string, string>();
+  for (const header of headers) {
+    const name = normaliseName(header);
+    if (name !== '' && !byName.has(name)) byName.set(name, header);
+  }
+  const map: Partial<Record<ImportField, string>> = {};
+  for (const [field, aliases] of Object.entries(ALIASES) as [ImportField, readonly string[]][]) {
+    for (const alias of aliases) {
+      const header = byName.get(alias);
+      if (header !== undefined && !Object.values(map).includes(header)) {
+        map[field] = header;
+        break;
+      }
+    }
+  }
+  if (map.url === undefined) {
+    return `no column holds the target URL (looked for ${ALIASES.url.join(', ')}; found ${headers.map((h) => JSON.stringify(h)).join(', ') || 'none'})`;
+  }
+  return map as ColumnMap;
+}
+
+/** Describes the mapping for the report, e.g. `shortcode ← keyword, url ← url, accesses ← clicks`. */
+export function describeColumns(map: ColumnMap): string {
+  const parts: string[] = [];
+  if (map.shortCode !== undefined) parts.push(`shortcode ← ${map.shortCode}`);
+  else if (map.shortUrl !== undefined) parts.push(`shortcode ← last segment of ${map.shortUrl}`);
+  else parts.push('shortcodes generated');
+  parts.push(`url ← ${map.url}`);
+  parts.push(map.accesses === undefined ? 'accesses 0' : `accesses ← ${map.accesses}`);
+  parts.push(map.dateCreated === undefined ? 'date created now' : `date created ← ${map.dateCreated}`);
+  return parts.join(', ');
+}
+
+export interface RowRules {
+  /** The service's own origin (from BASE_URL): links back to it are refused, as by the API. */
+  readonly ownOrigin: string;
+  readonly blockedHosts: readonly string[];
+  /** DateCreated for rows that carry none. */
+  readonly now: string;
+}
+
+export interface CheckedRow {
+  /** Undefined when the row names none: one is generated. */
+  readonly shortCode: string | undefined;
+  readonly pointsTo: string;
+  readonly accesses: number;
+  readonly dateCreated: string;
+}
+
+export type RowResult = { readonly ok: true; readonly row: CheckedRow } | { readonly ok: false; readonly reason: string };
+
+/** Checks one row (values looked up by header name) and returns the link it describes. */
+export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules: RowRules): RowResult {
+  const text = (header: string | undefined): string => {
+    if (header === undefined) return '';
+    const value = get(header);
+    if (value === undefined || value === null) return '';
+    return (typeof value === 'string' ? value : String(value)).trim();
+  };
+  try {
+    const url = text(map.url);
+    if (url === '') return { ok: false, reason: 'the url is empty' };
+    const pointsTo = validateTargetUrl(url, rules.ownOrigin, rules.blockedHosts);
+
+    let code = text(map.shortCode);
+    if (code === '' && map.shortUrl !== undefined) code = shortCodeOfUrl(text(map.shortUrl));
+    const shortCode = code === '' ? undefined : validateCustomShortcode(code);
+
+    const accesses = parseAccesses(text(map.accesses));
+    if (accesses === undefined) return { ok: false, reason: `accesses must be a whole number ≥ 0, got ${JSON.stringify(text(map.accesses))}` };
+
+    const rawDate = text(map.dateCreated);
+    const dateCreated = rawDate === '' ? rules.now : parseDate(rawDate);
+    if (dateCreated === undefined) return { ok: false, reason: `the date created is not a date: ${JSON.stringify(rawDate)}` };
+
+    return { ok: true, row: { shortCode, pointsTo, accesses, dateCreated } };
+  } catch (error) {
+    if (error instanceof DomainError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+/** `https://bit.ly/3xYzAbc` or `bit.ly/3xYzAbc` → `3xYzAbc`. */
+export function shortCodeOfUrl(shortUrl: string): string {
+  if (shortUrl === '') return '';
+  const parsed = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(shortUrl) ? shortUrl : `https://${shortUrl}`);
+  if (parsed === null) return shortUrl;
+  const segments = parsed.pathname.split('/').filter((segment) => segment !== '');
+  const last = segments.at(-1) ?? '';
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
+
+function parseAccesses(raw: string): number | undefined {
+  if (raw === '') return 0;
+  if (!/^\d+$/.test(raw)) return undefined;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/**
+ * Dates in the forms the layouts use: ISO 8601 (ours, Shlink, Kutt, Bitly's `+0000`),
+ * YOURLS' `YYYY-MM-DD HH:MM:SS` (taken as UTC), or Unix time in seconds or milliseconds.
+ */
+export function parseDate(raw: string): string | undefined {
+  let time: number;
+  if (/^\d{9,13}$/.test(raw)) {
+    const value = Number(raw);
+    time = raw.length <= 11 ? value * 1000 : value;
+  } else if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(raw)) {
+    time = Date.parse(`${raw.replace(' ', 'T')}Z`);
+  } else {
+    time = Date.parse(raw);
+  }
+  if (!Number.isFinite(time)) return undefined;
+  const date = new Date(time);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}

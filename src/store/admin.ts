@@ -1,0 +1,115 @@
+/**
+ * Operator access to the database, beyond what the service itself needs: changing an
+ * account's cap, streaming every link out, and bulk-loading links in. Used by the CLI only.
+ *
+ * It is a separate interface (and separate files, each opening its own connection) so that
+ * the `Store` the server runs on stays small. The invariants are the same ones `Store`
+ * keeps: an account's `link_count` always equals the links it holds, a shortcode belongs to
+ * one link, and the cap is settled by the database inside each write transaction.
+ */
+import { existsSync } from 'node:fs';
+import type { StorageConfig } from '../config.ts';
+import { openPostgresAdminStore } from './postgres-admin.ts';
+import { openSqliteAdminStore } from './sqlite-admin.ts';
+import type { AccountRecord, NewAccount } from './store.ts';
+
+/** An account with the number of links it holds right now. */
+export interface AdminAccount extends AccountRecord {
+  readonly linkCount: number;
+}
+
+/** One link as `export` writes it. */
+export interface ExportedLink {
+  readonly shortCode: string;
+  readonly pointsTo: string;
+  readonly createdBy: number;
+  readonly accesses: number;
+  /** As stored: `new Date().toISOString()` form. */
+  readonly dateCreated: string;
+}
+
+/** One link to import, already validated; it is given to the account named in the options. */
+export interface ImportLink {
+  readonly shortCode: string;
+  readonly pointsTo: string;
+  readonly accesses: number;
+  readonly dateCreated: string;
+}
+
+/**
+ * What became of one row: `taken` when a link already holds the shortcode (it is never
+ * overwritten), `cap_reached` when the account already holds MaxLinks links.
+ */
+export type ImportOutcome = 'imported' | 'taken' | 'cap_reached';
+
+export interface ImportOptions {
+  /**
+   * The account that receives the links. `null` only for a dry run whose links would go to an
+   * account the import has not created yet (so no cap applies).
+   */
+  readonly accountUid: number | null;
+  /** Raise the account's MaxLinks to what it holds after the import instead of refusing rows past it. */
+  readonly raiseCap: boolean;
+  /** Check every row against the database but write nothing. */
+  readonly dryRun: boolean;
+  /** Dry runs only: links that earlier batches of the same dry run would have added to the account. */
+  readonly pendingLinks?: number;
+}
+
+export type SetMaxLinksResult =
+  | { readonly outcome: 'updated'; readonly previous: number; readonly account: AdminAccount }
+  | { readonly outcome: 'not_found' }
+  /** The account holds more links than the new cap; contract §6.1 forbids that state. */
+  | { readonly outcome: 'below_held'; readonly linkCount: number };
+
+export interface AdminStore {
+  readonly engine: 'sqlite' | 'postgres';
+
+  findAccount(uid: number): Promise<AdminAccount | undefined>;
+  createAccount(account: NewAccount): Promise<AccountRecord>;
+
+  /** Sets MaxLinks, refusing a value below the links the account holds (atomically). */
+  setMaxLinks(uid: number, maxLinks: number): Promise<SetMaxLinksResult>;
+
+  /**
+   * Every link, oldest first, read from one consistent snapshot and streamed (a page at a time),
+   * so memory stays flat however many links there are.
+   */
+  exportLinks(): AsyncIterable<ExportedLink>;
+
+  /**
+   * Imports one batch in one transaction and returns an outcome per row, in order. Rows are
+   * taken in order until the cap is reached; a taken shortcode is reported, never replaced;
+   * `Accesses` and `DateCreated` are kept; the account's link count grows by the links added.
+   */
+  importLinks(rows: readonly ImportLink[], options: ImportOptions): Promise<ImportOutcome[]>;
+
+  close(): Promise<void>;
+}
+
+export class DatabaseMissingError extends Error {
+  constructor(path: string) {
+    super(`there is no database at ${path} (run "shortlink migrate" to create one, or check DATABASE_URL)`);
+    this.name = 'DatabaseMissingError';
+  }
+}
+
+export interface OpenAdminOptions {
+  /**
+   * Create the database (SQLite file) when it does not exist yet. Off for commands that only
+   * read or change existing data, so that a mistyped DATABASE_URL is an error, not a new file.
+   */
+  readonly create: boolean;
+}
+
+/** Opens the database the configuration names, running its migrations first. */
+export async function openAdminStore(storage: StorageConfig, options: OpenAdminOptions): Promise<AdminStore> {
+  switch (storage.kind) {
+    case 'sqlite':
+      if (storage.path === ':memory:') throw new Error('an in-memory SQLite database has nothing to administer');
+      if (!options.create && !existsSync(storage.path)) throw new DatabaseMissingError(storage.path);
+      return openSqliteAdminStore({ path: storage.path, synchronous: storage.synchronous });
+    case 'postgres':
+      return openPostgresAdminStore({ url: storage.url });
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * The commands that go through a running server: account create/info, shorten, links,
+ * resolve, delete, with the access code from the environment or a 0600 file, never argv.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { freePort } from '../helpers/private-services.ts';
+import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
+import { runCli, tempFolder, type RunOptions } from './support.ts';
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+interface AccountJson {
+  Uid: number;
+  AccessCode: string;
+  DateCreated: string;
+  MaxLinks: number;
+}
+
+describe('commands against a running server', () => {
+  let server: ServerProcess;
+  const folder = tempFolder();
+
+  before(async () => {
+    server = await startServer({ env: { DEFAULT_MAX_LINKS: '5' } });
+  });
+  after(async () => {
+    await cleanup();
+    folder.remove();
+  });
+
+  /** Runs a command against the test server (through SHORTLINK_SERVER unless --server is given). */
+  function cli(args: string[], options: RunOptions = {}) {
+    return runCli(args, { ...options, env: { SHORTLINK_SERVER: server.url, ...options.env } });
+  }
+
+  async function newAccount(): Promise<AccountJson> {
+    const result = await cli(['account', 'create']);
+    assert.equal(result.code, 0, result.stderr);
+    return JSON.parse(result.stdout) as AccountJson;
+  }
+
+  let files = 0;
+  /** A code file holding the code, with the given mode. */
+  function codeFile(code: string, mode = 0o600): string {
+    const path = folder.file(`code-${++files}`);
+    writeFileSync(path, `${code}\n`, { mode });
+    chmodSync(path, mode);
+    return path;
+  }
+
+  test('account create prints the new account as JSON and warns that the code is shown once', async () => {
+    const result = await cli(['account', 'create', '--server', server.url], { env: { SHORTLINK_SERVER: 'http://127.0.0.1:1' } });
+    assert.equal(result.code, 0, result.stderr);
+    const account = JSON.parse(result.stdout) as AccountJson;
+    assert.deepEqual(Object.keys(account), ['Uid', 'AccessCode', 'DateCreated', 'MaxLinks']);
+    assert.match(account.AccessCode, UUID_V4);
+    assert.equal(account.MaxLinks, 5);
+    assert.match(result.stderr, /cannot be shown again/);
+  });
+
+  test('account create --save-code writes the code to a new 0600 file, and refuses an existing one', async () => {
+    const path = folder.file('saved-code');
+    const result = await cli(['account', 'create', '--save-code', path]);
+    assert.equal(result.code, 0, result.stderr);
+    const account = JSON.parse(result.stdout) as AccountJson;
+    assert.equal(readFileSync(path, 'utf8'), `${account.AccessCode}\n`);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+
+    const info = await cli(['account', 'info', '--code-file', path]);
+    assert.equal(info.code, 0, info.stderr);
+    assert.deepEqual(JSON.parse(info.stdout), account);
+
+    const again = await cli(['account', 'create', '--save-code', path]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already exists/);
+    assert.equal(again.stdout, '', 'no account is created when its code could not be kept');
+  });
+
+  test('account info reads the code from SHORTLINK_ACCESS_CODE or --code-file', async () => {
+    const account = await newAccount();
+    const fromEnv = await cli(['account', 'info'], { env: { SHORTLINK_ACCESS_CODE: account.AccessCode } });
+    assert.equal(fromEnv.code, 0, fromEnv.stderr);
+    assert.deepEqual(JSON.parse(fromEnv.stdout), account);
+    // The file wins over the environment.
+    const fromFile = await cli(['account', 'info', '--code-file', codeFile(account.AccessCode)], {
+      env: { SHORTLINK_ACCESS_CODE: '0b8e6f0e-5d9c-4a51-9f7e-3c2d1b0a9f88' },
+    });
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    assert.deepEqual(JSON.parse(fromFile.stdout), account);
+  });
+
+  test('a code file that others may read or write is refused, naming the fix', async () => {
+    const account = await newAccount();
+    for (const mode of [0o644, 0o640, 0o604, 0o660, 0o602]) {
+      const path = codeFile(account.AccessCode, mode);
+      const result = await cli(['links', '--code-file', path]);
+      assert.equal(result.code, 1, `mode ${mode.toString(8)}`);
+      assert.match(result.stderr, new RegExp(`its mode is 0${mode.toString(8)}.*chmod 600`));
+      assert.equal(result.stdout, '');
+    }
+    const ownerOnly = await cli(['links', '--code-file', codeFile(account.AccessCode, 0o400)]);
+    assert.equal(ownerOnly.code, 0, ownerOnly.stderr);
+  });
+
+  test('a code file that is a symbolic link, missing or empty is refused', async () => {
+    const account = await newAccount();
+    const link = folder.file('code-link');
+    symlinkSync(codeFile(account.AccessCode), link);
+    const cases: [string, RegExp][] = [
+      [link, /symbolic link/],
+      [folder.file('missing'), /cannot read the code file .*ENOENT/],
+      [codeFile('   '), /is empty/],
+      [folder.path, /not a regular file/],
+    ];
+    for (const [path, message] of cases) {
+      const result = await cli(['account', 'info', '--code-file', path]);
+      assert.equal(result.code, 1, path);
+      assert.match(result.stderr, message);
+    }
+  });
+
+  test('without an access code, a protected command says where to put one', async () => {
+    const result = await cli(['links']);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^shortlink links: no access code: set SHORTLINK_ACCESS_CODE or pass --code-file PATH/);
+  });
+
+  test('shorten prints the short URL, with a chosen or generated shortcode', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    const chosen = await cli(['shorten', 'https://example.com/chosen', '--short', 'cli-chosen'], { env });
+    assert.equal(chosen.code, 0, chosen.stderr);
+    assert.equal(chosen.stdout, `${E2E_BASE_URL}/cli-chosen\n`);
+    const generated = await cli(['shorten', 'https://example.com/generated'], { env });
+    assert.equal(generated.code, 0, generated.stderr);
+    assert.match(generated.stdout, new RegExp(`^${E2E_BASE_URL}/[A-Za-z0-9]{6}\\n$`));
+  });
+
+  test('shorten reports the service\'s refusal with its status and exits 1', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    const cases: [string[], RegExp][] = [
+      [['shorten', 'ftp://example.com'], /^shortlink shorten: Unable to create link: url must use http or https \(HTTP 400\)\n$/],
+      [['shorten', 'https://example.com', '--short', 'ab'], /short must be 5 to 2000 characters long \(HTTP 400\)/],
+      [['shorten', 'https://example.com', '--short', 'cli-chosen'], /already taken \(HTTP 409\)/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args, { env });
+      assert.equal(result.code, 1, args.join(' '));
+      assert.equal(result.stdout, '');
+      assert.match(result.stderr, message);
+    }
+    const stranger = await cli(['shorten', 'https://example.com'], { env: { SHORTLINK_ACCESS_CODE: '0b8e6f0e-5d9c-4a51-9f7e-3c2d1b0a9f88' } });
+    assert.equal(stranger.code, 1);
+    assert.match(stranger.stderr, /\(HTTP 401\)/);
+  });
+
+  test('shorten past the cap answers 403', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    for (let i = 0; i < 5; i++) assert.equal((await cli(['shorten', `https://example.com/${i}`], { env })).code, 0);
+    const over = await cli(['shorten', 'https://example.com/over'], { env });
+    assert.equal(over.code, 1);
+    assert.match(over.stderr, /maximum of 5 links \(HTTP 403\)/);
+  });
+
+  test('links prints a table, or the JSON array with --json', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    const empty = await cli(['links'], { env });
+    assert.equal(empty.stdout, 'No links.\n');
+    await cli(['shorten', 'https://example.com/one', '--short', 'cli-links-1'], { env });
+    await cli(['shorten', 'https://example.com/two', '--short', 'cli-links-22'], { env });
+    await cli(['resolve', 'cli-links-22']);
+
+    const table = await cli(['links'], { env });
+    assert.equal(table.code, 0, table.stderr);
+    assert.equal(
+      table.stdout,
+      'SHORTCODE     ACCESSES  TARGET\n' +
+        'cli-links-1          0  https://example.com/one\n' +
+        'cli-links-22         1  https://example.com/two\n',
+    );
+    const json = await cli(['links', '--json'], { env });
+    assert.deepEqual(JSON.parse(json.stdout), [
+      { ShortCode: 'cli-links-1', PointsTo: 'https://example.com/one', CreatedBy: account.Uid, Accesses: 0 },
+      { ShortCode: 'cli-links-22', PointsTo: 'https://example.com/two', CreatedBy: account.Uid, Accesses: 1 },
+    ]);
+  });
+
+  test('resolve prints the link as JSON and counts the access; an unknown code exits 1 with 404', async () => {
+    const account = await newAccount();
+    await cli(['shorten', 'https://example.com/r', '--short', 'cli-resolve'], { env: { SHORTLINK_ACCESS_CODE: account.AccessCode } });
+    const first = await cli(['resolve', 'cli-resolve']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(JSON.parse(first.stdout), { ShortCode: 'cli-resolve', PointsTo: 'https://example.com/r', CreatedBy: account.Uid, Accesses: 1 });
+    assert.equal((JSON.parse((await cli(['resolve', 'cli-resolve'])).stdout) as { Accesses: number }).Accesses, 2);
+
+    const unknown = await cli(['resolve', 'no-such-code']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^shortlink resolve: Unable to resolve link: .*\(HTTP 404\)\n$/);
+  });
+
+  test('delete removes your link; someone else\'s is 403 and an unknown one 404', async () => {
+    const owner = await newAccount();
+    const other = await newAccount();
+    const ownerEnv = { SHORTLINK_ACCESS_CODE: owner.AccessCode };
+    await cli(['shorten', 'https://example.com/d', '--short', 'cli-delete'], { env: ownerEnv });
+
+    const foreign = await cli(['delete', 'cli-delete'], { env: { SHORTLINK_ACCESS_CODE: other.AccessCode } });
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.stderr, /\(HTTP 403\)/);
+
+    const deleted = await cli(['delete', 'cli-delete', '--code-file', codeFile(owner.AccessCode)]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(deleted.stdout, 'Deleted cli-delete\n');
+
+    const again = await cli(['delete', 'cli-delete'], { env: ownerEnv });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /\(HTTP 404\)/);
+  });
+
+  test('an unreachable server or a bad --server is one clear line', async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const down = await runCli(['resolve', 'abcde', '--server', nobody]);
+    assert.equal(down.code, 1);
+    assert.equal(down.stderr, `shortlink resolve: cannot reach the server at ${nobody} (ECONNREFUSED)\n`);
+    const bad = await runCli(['resolve', 'abcde', '--server', 'localhost:8080']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--server must be an http\(s\) URL/);
+  });
+});

@@ -1,0 +1,455 @@
+/**
+ * `shortlink import`: files in the layouts of other shorteners (Shlink, YOURLS, Kutt, Bitly)
+ * with conflicts and rejected rows reported by line, dry runs that write nothing, the cap and
+ * the account's link count kept, and export → import round trips onto a fresh database that
+ * reproduce every link and count (SQLite, and PostgreSQL when TEST_DATABASE_URL is set).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { cleanup, startServer } from '../helpers/process.ts';
+import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
+import { databaseState, portable, type DatabaseState } from './database-state.ts';
+import { jsonLines, openDatabase, runCli, seedAccount, tempFolder, type SeededAccount } from './support.ts';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const UUID_V4 = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/;
+
+interface FixtureCase {
+  readonly file: string;
+  readonly layout: string;
+  /** What the report says about the rows it does not import, in line order. */
+  readonly notes: readonly string[];
+  readonly imported: readonly { shortCode: string; pointsTo: string; accesses: number; dateCreated: string }[];
+  readonly rows: number;
+  readonly conflicts: number;
+  readonly rejected: number;
+}
+
+const TAKEN = 'conflict: the shortcode "taken-code" is already taken';
+
+const FIXTURE_CASES: readonly FixtureCase[] = [
+  {
+    file: 'shlink.csv',
+    layout: 'Shlink layout: shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt',
+    notes: [`line 3: ${TAKEN}`, 'line 4: rejected: short must be 5 to 2000 characters long'],
+    imported: [
+      { shortCode: 'shlink-one', pointsTo: 'https://example.com/shlink/1', accesses: 12, dateCreated: '2023-05-01T08:00:00.000Z' },
+      { shortCode: 'shlink-four', pointsTo: 'https://example.com/q?a=1,2&b="x"', accesses: 7, dateCreated: '2023-05-04T08:00:00.000Z' },
+    ],
+    rows: 4, conflicts: 1, rejected: 1,
+  },
+  {
+    file: 'yourls.csv',
+    layout: 'YOURLS layout: shortcode ← keyword, url ← url, accesses ← clicks, date created ← timestamp',
+    notes: [
+      'line 4: rejected: short must be 5 to 2000 characters long',
+      'line 5: rejected: url must use http or https',
+      'line 6: conflict: the shortcode "yourls-1" appears earlier in the file (line 2)',
+      `line 7: ${TAKEN}`,
+    ],
+    imported: [
+      { shortCode: 'yourls-1', pointsTo: 'https://example.com/y/1', accesses: 42, dateCreated: '2022-01-02T03:04:05.000Z' },
+      { shortCode: 'yourls-6', pointsTo: 'https://example.com/y/6', accesses: 0, dateCreated: '2022-01-05T00:00:00.000Z' },
+    ],
+    rows: 6, conflicts: 2, rejected: 2,
+  },
+  {
+    file: 'kutt.csv',
+    layout: 'Kutt layout: shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at',
+    notes: [`line 3: ${TAKEN}`, 'line 4: rejected: url must not contain whitespace or control characters'],
+    imported: [
+      { shortCode: 'kutt-one', pointsTo: 'https://example.com/k/1', accesses: 5, dateCreated: '2024-02-03T04:05:06.789Z' },
+      { shortCode: 'kutt-four', pointsTo: 'https://example.com/k/4', accesses: 0, dateCreated: '2024-02-04T00:00:00.000Z' },
+    ],
+    rows: 4, conflicts: 1, rejected: 1,
+  },
+  {
+    file: 'kutt.jsonl',
+    layout: 'Kutt layout: shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at',
+    notes: [`line 2: ${TAKEN}`, 'line 3: rejected: not valid JSON', 'line 4: rejected: not a JSON object'],
+    imported: [
+      { shortCode: 'kutt-json-1', pointsTo: 'https://example.com/kj/1', accesses: 3, dateCreated: '2024-03-01T00:00:00.000Z' },
+      { shortCode: 'kutt-json-3', pointsTo: 'https://example.com/kj/3', accesses: 8, dateCreated: '2024-03-03T00:00:00.000Z' },
+    ],
+    rows: 5, conflicts: 1, rejected: 2,
+  },
+  {
+    file: 'bitly.csv',
+    layout: 'Bitly layout: shortcode ← last segment of link, url ← long_url, accesses ← clicks, date created ← created_at',
+    notes: [`line 3: ${TAKEN}`, 'line 4: rejected: url must use http or https'],
+    imported: [
+      { shortCode: '3bitOne', pointsTo: 'https://example.com/b/1', accesses: 100, dateCreated: '2021-06-01T12:00:00.000Z' },
+      { shortCode: '3bitFour', pointsTo: 'https://example.com/b/4', accesses: 4, dateCreated: '2021-06-04T12:00:00.000Z' },
+    ],
+    rows: 4, conflicts: 1, rejected: 1,
+  },
+];
+
+/** The lines of a report that are about single rows. */
+function notes(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => line.startsWith('line '));
+}
+
+function assertCountsConsistent(state: DatabaseState): void {
+  for (const account of state.accounts) {
+    assert.equal(account.linkCount, account.held, `account ${account.uid}: link_count ${account.linkCount}, holds ${account.held}`);
+    assert.ok(account.held <= account.maxLinks, `account ${account.uid} holds ${account.held} > MaxLinks ${account.maxLinks}`);
+  }
+}
+
+/** A fresh database (SQLite file, or a PostgreSQL database) holding one account with the link "taken-code". */
+type Engine = { readonly name: string; fresh(): Promise<{ url: string; drop(): Promise<void> }> };
+
+function engines(): Engine[] {
+  const folder = tempFolder();
+  after(() => folder.remove());
+  let count = 0;
+  const list: Engine[] = [{
+    name: 'SQLite',
+    fresh: async () => ({ url: folder.file(`db-${++count}.sqlite`), drop: async () => {} }),
+  }];
+  const gate = postgresGate();
+  if (gate.value !== undefined) {
+    list.push({ name: 'PostgreSQL', fresh: () => createPostgresDatabase(gate.value!) });
+  }
+  return list;
+}
+
+async function withTakenCode(url: string, maxLinks = 20): Promise<SeededAccount> {
+  const store = await openDatabase(url);
+  try {
+    return await seedAccount(store, [{ short: 'taken-code', url: 'https://example.com/original', resolutions: 2 }], maxLinks);
+  } finally {
+    await store.close();
+  }
+}
+
+const folder = tempFolder();
+after(() => folder.remove());
+
+for (const engine of engines()) {
+  describe(`import from other shorteners (${engine.name})`, () => {
+    for (const fixture of FIXTURE_CASES) {
+      test(`${fixture.file}: a dry run reports conflicts and rejected rows and writes nothing`, async () => {
+        const database = await engine.fresh();
+        try {
+          const owner = await withTakenCode(database.url);
+          const before = await databaseState(database.url);
+          const result = await runCli(['import', join(FIXTURES, fixture.file), '--account', String(owner.uid), '--dry-run'], {
+            env: { DATABASE_URL: database.url },
+          });
+          assert.equal(result.code, 0, result.stderr);
+          assert.ok(result.stdout.startsWith(`Dry run (nothing is written). Reading ${fixture.layout}.\n`), result.stdout);
+          assert.deepEqual(notes(result.stdout), fixture.notes);
+          assert.match(result.stdout, new RegExp(
+            `Would import ${fixture.imported.length} of ${fixture.rows} rows into account ${owner.uid}\\.\\n` +
+              `Not imported: ${fixture.conflicts} conflicts \\(shortcode taken\\), ${fixture.rejected} rejected, 0 over the cap\\.\\n$`,
+          ));
+          assert.deepEqual(await databaseState(database.url), before);
+        } finally {
+          await database.drop();
+        }
+      });
+
+      test(`${fixture.file}: imports the valid rows with their accesses and dates, keeping the taken code`, async () => {
+        const database = await engine.fresh();
+        try {
+          const owner = await withTakenCode(database.url);
+          const result = await runCli(['import', join(FIXTURES, fixture.file), '--account', String(owner.uid)], {
+            env: { DATABASE_URL: database.url },
+          });
+          assert.equal(result.code, 0, result.stderr);
+          assert.deepEqual(notes(result.stdout), fixture.notes);
+          assert.match(result.stdout, new RegExp(
+            `Imported ${fixture.imported.length} of ${fixture.rows} rows into account ${owner.uid}, ` +
+              `which now holds ${fixture.imported.length + 1} links \\(MaxLinks 20\\)\\.`,
+          ));
+          const state = await databaseState(database.url);
+          assertCountsConsistent(state);
+          assert.deepEqual(portable(state.links), [
+            { shortCode: 'taken-code', pointsTo: 'https://example.com/original', accesses: 2, dateCreated: state.links[0]!.dateCreated },
+            ...fixture.imported,
+          ]);
+          assert.ok(state.links.every((link) => link.createdBy === owner.uid));
+        } finally {
+          await database.drop();
+        }
+      });
+    }
+
+    test('the cap is respected: rows past it are reported, and --raise-cap lifts it', async () => {
+      const database = await engine.fresh();
+      try {
+        const owner = await withTakenCode(database.url, 3);
+        const file = folder.file(`cap-${engine.name}.csv`);
+        writeFileSync(file, `short,url\n${[1, 2, 3, 4].map((n) => `capped-${n},https://example.com/${n}`).join('\n')}\n`);
+        const env = { DATABASE_URL: database.url };
+
+        const dry = await runCli(['import', file, '--account', String(owner.uid), '--dry-run'], { env });
+        assert.equal(dry.code, 0, dry.stderr);
+        assert.deepEqual(notes(dry.stdout), [
+          `line 4: over the cap: "capped-3" not imported; account ${owner.uid} already holds its maximum of 3 links (--raise-cap lifts it)`,
+          `line 5: over the cap: "capped-4" not imported; account ${owner.uid} already holds its maximum of 3 links (--raise-cap lifts it)`,
+        ]);
+
+        const capped = await runCli(['import', file, '--account', String(owner.uid)], { env });
+        assert.equal(capped.code, 0, capped.stderr);
+        assert.match(capped.stdout, /Imported 2 of 4 rows into account \d+, which now holds 3 links \(MaxLinks 3\)\.\nNot imported: 0 conflicts \(shortcode taken\), 0 rejected, 2 over the cap\./);
+        let state = await databaseState(database.url);
+        assertCountsConsistent(state);
+        assert.deepEqual(state.links.map((link) => link.shortCode), ['taken-code', 'capped-1', 'capped-2']);
+
+        const raised = await runCli(['import', file, '--account', String(owner.uid), '--raise-cap'], { env });
+        assert.equal(raised.code, 0, raised.stderr);
+        assert.match(raised.stdout, /Imported 2 of 4 rows into account \d+, which now holds 5 links \(MaxLinks 5\)\.\nNot imported: 2 conflicts/);
+        state = await databaseState(database.url);
+        assertCountsConsistent(state);
+        assert.equal(state.links.length, 5);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    test('without --account a new account receives the links, and its access code is printed once', async () => {
+      const database = await engine.fresh();
+      try {
+        await withTakenCode(database.url);
+        const env = { DATABASE_URL: database.url, DEFAULT_MAX_LINKS: '1' };
+        const dry = await runCli(['import', join(FIXTURES, 'bitly.csv'), '--dry-run'], { env });
+        assert.equal(dry.code, 0, dry.stderr);
+        assert.match(dry.stdout, /Would import 2 of 4 rows into a new account\./);
+        assert.equal((await databaseState(database.url)).accounts.length, 1);
+
+        const result = await runCli(['import', join(FIXTURES, 'bitly.csv')], { env });
+        assert.equal(result.code, 0, result.stderr);
+        const created = /Created account (\d+) for the import\. Its access code, shown only this once:\n {2}(\S+)\n/.exec(result.stdout);
+        assert.ok(created, result.stdout);
+        assert.match(created[2]!, UUID_V4);
+        // DEFAULT_MAX_LINKS is 1, but an account made for an import holds all it brings.
+        assert.match(result.stdout, new RegExp(`Imported 2 of 4 rows into account ${created[1]}, which now holds 2 links \\(MaxLinks 2\\)\\.`));
+        const state = await databaseState(database.url);
+        assertCountsConsistent(state);
+        assert.deepEqual(state.links.filter((link) => link.createdBy === Number(created[1])).map((link) => link.shortCode), ['3bitOne', '3bitFour']);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    test('an import racing a server\'s creates for the same account never passes the cap', { timeout: 120_000 }, async () => {
+      const database = await engine.fresh();
+      try {
+        const store = await openDatabase(database.url);
+        let owner: SeededAccount;
+        try {
+          owner = await seedAccount(store, [], 1000);
+        } finally {
+          await store.close();
+        }
+        const server = await startServer({ databasePath: database.url });
+        const file = folder.file(`race-${engine.name}.csv`);
+        writeFileSync(file, `short,url\n${Array.from({ length: 1500 }, (_, i) => `race-file-${i},https://example.com/f/${i}`).join('\n')}\n`);
+
+        const importing = runCli(['import', file, '--account', String(owner.uid)], { env: { DATABASE_URL: database.url } });
+        const statuses: number[] = [];
+        for (let wave = 0; wave < 15; wave++) {
+          const replies = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+            const short = `race-http-${wave}-${i}`;
+            const response = await fetch(`${server.url}/v1/link?${new URLSearchParams({ url: 'https://example.com/h', short })}`, {
+              headers: { authorization: `Bearer ${owner.accessCode}` },
+            });
+            await response.body?.cancel();
+            return response.status;
+          }));
+          statuses.push(...replies);
+        }
+        const result = await importing;
+        assert.equal(result.code, 0, result.stderr);
+        const imported = Number(/Imported (\d+) of 1500 rows/.exec(result.stdout)?.[1]);
+        const created = statuses.filter((status) => status === 200).length;
+        assert.deepEqual(new Set(statuses.filter((status) => status !== 200)), statuses.length === created ? new Set() : new Set([403]));
+        assert.equal(imported + created, 1000, `imported ${imported}, created ${created}`);
+
+        const state = await databaseState(database.url);
+        assertCountsConsistent(state);
+        assert.equal(state.links.length, 1000);
+      } finally {
+        await cleanup();
+        await database.drop();
+      }
+    });
+
+    test('rows without a shortcode get generated ones', async () => {
+      const database = await engine.fresh();
+      try {
+        const owner = await withTakenCode(database.url);
+        const file = folder.file(`urls-${engine.name}.csv`);
+        writeFileSync(file, 'url\nhttps://example.com/g/1\nhttps://example.com/g/2\n');
+        const result = await runCli(['import', file, '--account', String(owner.uid)], { env: { DATABASE_URL: database.url } });
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /generic layout: shortcodes generated, url ← url, accesses 0, date created now/);
+        const state = await databaseState(database.url);
+        assertCountsConsistent(state);
+        assert.deepEqual(state.links.slice(1).map((link) => link.pointsTo), ['https://example.com/g/1', 'https://example.com/g/2']);
+        assert.ok(state.links.slice(1).every((link) => /^[A-Za-z0-9]{6}$/.test(link.shortCode)));
+      } finally {
+        await database.drop();
+      }
+    });
+  });
+
+  describe(`export → import round trip onto a fresh database (${engine.name})`, () => {
+    for (const format of ['jsonl', 'csv'] as const) {
+      test(`${format}: every link comes back with its target, accesses and date, and the counts hold`, async () => {
+        const source = await engine.fresh();
+        const target = await engine.fresh();
+        try {
+          const store = await openDatabase(source.url);
+          try {
+            await seedAccount(store, [
+              { short: 'trip-plain', url: 'https://example.com/plain', resolutions: 3 },
+              { short: 'trip-comma', url: 'https://example.com/a,b,c', resolutions: 1 },
+              { short: 'trip-quote', url: 'https://example.com/say?"hi"&x=\'y\'' },
+              { short: 'trip.dots_and~tilde-', url: 'https://bücher.example/straße?q=ü', resolutions: 5 },
+            ]);
+            await seedAccount(store, [{ short: 'trip-other', url: 'https://example.org/', resolutions: 2 }]);
+          } finally {
+            await store.close();
+          }
+          const file = folder.file(`trip-${engine.name}.${format}`);
+          const exported = await runCli(['export', '--output', file], { env: { DATABASE_URL: source.url } });
+          assert.equal(exported.code, 0, exported.stderr);
+
+          const imported = await runCli(['import', file], { env: { DATABASE_URL: target.url } });
+          assert.equal(imported.code, 0, imported.stderr);
+          assert.match(imported.stdout, /Imported 5 of 5 rows into account 1, which now holds 5 links/);
+          assert.match(imported.stdout, /Reading Shortlink layout/);
+
+          const before = await databaseState(source.url);
+          const after = await databaseState(target.url);
+          assert.deepEqual(portable(after.links), portable(before.links));
+          assertCountsConsistent(after);
+          assert.deepEqual(after.accounts.map((a) => a.held), [5]);
+
+          // A second export reads the same as the first, but for the owner.
+          const again = await runCli(['export', '--format', format], { env: { DATABASE_URL: target.url } });
+          const strip = (text: string) => text.replace(/("?CreatedBy"?:\d+)|(,\d+,(\d+),(\d{4}-))/g, (_m, json, csv, accesses, year) =>
+            json !== undefined ? '"CreatedBy":0' : `,0,${accesses},${year}`);
+          assert.equal(strip(again.stdout), strip(readFileSync(file, 'utf8')));
+        } finally {
+          await source.drop();
+          await target.drop();
+        }
+      });
+    }
+  });
+}
+
+describe('the round trip through the server', () => {
+  after(cleanup);
+
+  test('imported links resolve with their counts carried on, under the printed access code', async () => {
+    const source = folder.file('served-source.db');
+    const store = await openDatabase(source);
+    try {
+      await seedAccount(store, [{ short: 'served-link', url: 'https://example.com/served', resolutions: 4 }]);
+    } finally {
+      await store.close();
+    }
+    const file = folder.file('served.jsonl');
+    assert.equal((await runCli(['export', '--output', file], { env: { DATABASE_URL: source } })).code, 0);
+    const target = folder.file('served-target.db');
+    const codeFile = folder.file('import-code');
+    const imported = await runCli(['import', file, '--save-code', codeFile], { env: { DATABASE_URL: target } });
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /Created account 1 for the import; its access code is in .*import-code \(mode 0600\)\./);
+    assert.doesNotMatch(imported.stdout, UUID_V4);
+    assert.equal(statSync(codeFile).mode & 0o777, 0o600);
+    const code = readFileSync(codeFile, 'utf8').trim();
+
+    const server = await startServer({ databasePath: target });
+    const resolved = await (await fetch(`${server.url}/v1/get/served-link`)).json() as { Accesses: number };
+    assert.equal(resolved.Accesses, 5);
+    const links = await (await fetch(`${server.url}/v1/links`, { headers: { authorization: `Bearer ${code}` } })).json() as unknown[];
+    assert.equal(links.length, 1);
+  });
+});
+
+describe('import input handling', () => {
+  const database = folder.file('input.db');
+  const env = { DATABASE_URL: database };
+
+  test('reads stdin with "-", guessing the format from the first character', async () => {
+    const csv = await runCli(['import', '-', '--dry-run'], { env: { ...env, DATABASE_URL: undefined }, input: 'url\nhttps://example.com\n' });
+    // The default database does not exist in a dry run: that is reported, not created.
+    assert.equal(csv.code, 1);
+    assert.match(csv.stderr, /there is no database/);
+
+    const json = await runCli(['import', '-'], { env, input: '{"ShortCode":"stdin-json","PointsTo":"https://example.com/j","Accesses":2}\n' });
+    assert.equal(json.code, 0, json.stderr);
+    assert.match(json.stdout, /Reading Shortlink layout: shortcode ← ShortCode, url ← PointsTo, accesses ← Accesses, date created now/);
+    const plain = await runCli(['import', '-', '--account', '1'], { env, input: '\ufeffshort,url\nstdin-csv,https://example.com/c\n' });
+    assert.equal(plain.code, 0, plain.stderr);
+    const state = await databaseState(database);
+    assert.deepEqual(state.links.map((link) => [link.shortCode, link.accesses]), [['stdin-json', 2], ['stdin-csv', 0]]);
+    assertCountsConsistent(state);
+  });
+
+  test('a file it cannot use is one line and exit 1', async () => {
+    const noUrl = folder.file('no-url.csv');
+    writeFileSync(noUrl, 'code,clicks\nabcde,1\n');
+    const broken = folder.file('broken.csv');
+    writeFileSync(broken, 'short,url\nbroken-1,https://example.com/1\n"broken-2"x,https://example.com/2\n');
+    const cases: [string[], RegExp][] = [
+      [['import', folder.file('absent.csv')], /cannot read .*absent\.csv \(ENOENT\)/],
+      [['import', noUrl], /line 1: no column holds the target URL/],
+      [['import', broken, '--account', '1'], /broken\.csv: line 3: unexpected "x" after the closing quote/],
+      [['import', noUrl, '--account', '999'], /there is no account 999/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, { env });
+      assert.equal(result.code, 1, `${args.join(' ')}\n${result.stdout}`);
+      assert.match(result.stderr, message);
+      if (args[1] === broken) {
+        // The rows before the broken one are imported, and the report says so.
+        assert.match(result.stdout, /Stopped after 1 rows\.\nImported 1 of 1 rows into account 1/);
+      }
+    }
+    const state = await databaseState(database);
+    assert.ok(state.links.some((link) => link.shortCode === 'broken-1'));
+    assertCountsConsistent(state);
+  });
+});
+
+describe('long imports and exports', () => {
+  test('show progress on stderr every 10,000 rows, and keep the cap across batches in a dry run', { timeout: 120_000 }, async () => {
+    const database = folder.file('long.db');
+    const owner = await withTakenCode(database, 11_500);
+    const rows = 12_000;
+    const lines = ['keyword,url,clicks'];
+    for (let i = 0; i < rows; i++) lines.push(`long-${i},https://example.com/long/${i},${i}`);
+    const file = folder.file('long.csv');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const env = { DATABASE_URL: database };
+
+    const dry = await runCli(['import', file, '--account', String(owner.uid), '--dry-run'], { env });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, /^checked 10,000 rows \(/m);
+    assert.match(dry.stdout, /Would import 11499 of 12000 rows .*\nNot imported: 0 conflicts \(shortcode taken\), 0 rejected, 501 over the cap\./);
+
+    const real = await runCli(['import', file, '--account', String(owner.uid), '--raise-cap'], { env });
+    assert.equal(real.code, 0, real.stderr);
+    assert.match(real.stderr, /^read 10,000 rows \(/m);
+    assert.match(real.stdout, /Imported 12000 of 12000 rows into account \d+, which now holds 12001 links \(MaxLinks 12001\)/);
+
+    const exported = await runCli(['export'], { env });
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stderr, /^exported 10,000 rows \(/m);
+    const links = jsonLines<{ ShortCode: string; Accesses: number }>(exported.stdout);
+    assert.equal(links.length, rows + 1);
+    assert.deepEqual(links.at(-1), { ...links.at(-1), ShortCode: `long-${rows - 1}`, Accesses: rows - 1 });
+    assertCountsConsistent(await databaseState(database));
+  });
+});

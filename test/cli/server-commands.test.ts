@@ -1,0 +1,108 @@
+/**
+ * `serve` runs the real server as `npm start` does, and `migrate` prepares a database and exits
+ * (SQLite, and PostgreSQL when TEST_DATABASE_URL is set).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { after, describe, test } from 'node:test';
+import postgres from 'postgres';
+import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite.ts';
+import { POSTGRES_MIGRATIONS } from '../../src/store/migrations/postgres.ts';
+import { E2E_BASE_URL, REPO_ROOT } from '../helpers/process.ts';
+import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
+import { CLI_ENTRY, cliEnvironment, runCli, tempFolder } from './support.ts';
+
+describe('shortlink serve', () => {
+  const folder = tempFolder();
+  after(() => folder.remove());
+
+  test('serves the API until SIGTERM, then exits 0', { timeout: 30_000 }, async () => {
+    const child = spawn(process.execPath, [CLI_ENTRY, 'serve'], {
+      cwd: REPO_ROOT,
+      env: cliEnvironment({ PORT: '0', HOST: '127.0.0.1', BASE_URL: E2E_BASE_URL, DATABASE_URL: folder.file('serve.db'), RATE_LIMIT: 'off' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('close', (code, signal) => resolve({ code, signal })));
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          output += chunk;
+          const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+          if (match) resolve(match[1]!);
+        });
+        void exited.then(() => reject(new Error(`serve exited first:\n${output}`)));
+      });
+      const created = await fetch(`${url}/v1/new_account`, { signal: AbortSignal.timeout(10_000) });
+      assert.equal(created.status, 200);
+      const account = (await created.json()) as { AccessCode: string };
+      const link = await fetch(`${url}/v1/link?url=https://example.com&short=served`, {
+        headers: { authorization: `Bearer ${account.AccessCode}` },
+        signal: AbortSignal.timeout(10_000),
+      });
+      assert.equal(await link.text(), `${E2E_BASE_URL}/served`);
+      child.kill('SIGTERM');
+      assert.deepEqual(await exited, { code: 0, signal: null });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('shortlink migrate', () => {
+  const folder = tempFolder();
+  after(() => folder.remove());
+
+  test('creates a SQLite database with the whole schema, and is idempotent', async () => {
+    const path = folder.file('nested/dir/migrated.db');
+    const first = await runCli(['migrate'], { env: { DATABASE_URL: `sqlite:${path}` } });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, `The database is up to date (SQLite ${path}).\n`);
+    assert.ok(existsSync(path));
+    const db = new DatabaseSync(path);
+    try {
+      const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+      assert.equal(version, SQLITE_MIGRATIONS.length);
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((row) => row.name);
+      assert.ok(tables.includes('accounts') && tables.includes('links'), String(tables));
+    } finally {
+      db.close();
+    }
+    const second = await runCli(['migrate'], { env: { DATABASE_URL: path } });
+    assert.equal(second.code, 0, second.stderr);
+  });
+
+  test('bad configuration or an unopenable database is one line and exit 1', async () => {
+    const badPort = await runCli(['migrate'], { env: { DATABASE_URL: folder.file('x.db'), PORT: 'eighty' } });
+    assert.equal(badPort.code, 1);
+    assert.match(badPort.stderr, /^shortlink migrate: bad configuration: PORT must be an integer/);
+    const notADirectory = await runCli(['migrate'], { env: { DATABASE_URL: '/proc/version/db.sqlite' } });
+    assert.equal(notADirectory.code, 1);
+    assert.match(notADirectory.stderr, /^shortlink migrate: cannot open the database \(/);
+    assert.equal(notADirectory.stderr.trim().split('\n').length, 1);
+  });
+
+  const gate = postgresGate();
+  test('applies the PostgreSQL migrations once', { skip: gate.skip }, async () => {
+    const database = await createPostgresDatabase(gate.value!);
+    try {
+      for (let run = 0; run < 2; run++) {
+        const result = await runCli(['migrate'], { env: { DATABASE_URL: database.url } });
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /^The database is up to date \(PostgreSQL postgres:\/\//);
+      }
+      const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+      try {
+        const [row] = await sql`SELECT max(version)::int AS version, count(*)::int AS runs FROM schema_migrations`;
+        assert.deepEqual({ ...row }, { version: POSTGRES_MIGRATIONS.length, runs: POSTGRES_MIGRATIONS.length });
+      } finally {
+        await sql.end();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * The typed client against the real server: every method, and every error status a client
+ * can meet, arriving as a ShortlinkError with the status and the service's message.
+ * Statuses a healthy test server does not produce (500, 503) and network failures are
+ * checked through a stand-in fetch.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ShortlinkClient, ShortlinkError, type Account, type Link } from '../../src/client/index.ts';
+import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Runs `work`, expecting a ShortlinkError; returns it for further checks. */
+async function refusal(work: () => Promise<unknown>, status: number, message: RegExp): Promise<ShortlinkError> {
+  try {
+    await work();
+  } catch (error) {
+    assert.ok(error instanceof ShortlinkError, `expected a ShortlinkError, got ${String(error)}`);
+    assert.equal(error.status, status, error.message);
+    assert.match(error.message, message);
+    assert.equal(error.name, 'ShortlinkError');
+    return error;
+  }
+  assert.fail(`expected HTTP ${status}, but the call succeeded`);
+}
+
+describe('client against a running server', () => {
+  let server: ServerProcess;
+  let anonymous: ShortlinkClient;
+
+  before(async () => {
+    server = await startServer({ env: { DEFAULT_MAX_LINKS: '3' } });
+    anonymous = new ShortlinkClient({ baseUrl: server.url });
+  });
+  after(cleanup);
+
+  async function signedIn(): Promise<{ account: Account; client: ShortlinkClient }> {
+    const account = await anonymous.newAccount();
+    return { account, client: new ShortlinkClient({ baseUrl: server.url, accessCode: account.AccessCode }) };
+  }
+
+  test('newAccount answers the Account JSON with a fresh access code', async () => {
+    const account = await anonymous.newAccount();
+    assert.deepEqual(Object.keys(account), ['Uid', 'AccessCode', 'DateCreated', 'MaxLinks']);
+    assert.ok(Number.isInteger(account.Uid) && account.Uid > 0);
+    assert.match(account.AccessCode, UUID_V4);
+    assert.equal(new Date(account.DateCreated).toISOString(), account.DateCreated);
+    assert.equal(account.MaxLinks, 3);
+  });
+
+  test('getAccount and userInfo answer the account of the access code', async () => {
+    const { account, client } = await signedIn();
+    assert.deepEqual(await client.getAccount(), account);
+    assert.deepEqual(await client.userInfo(), account);
+  });
+
+  test('withAccessCode gives the same client with another code', async () => {
+    const account = await anonymous.newAccount();
+    assert.deepEqual(await anonymous.withAccessCode(account.AccessCode).getAccount(), account);
+  });
+
+  test('createLink answers the short URL, with a chosen or a generated shortcode', async () => {
+    const { client } = await signedIn();
+    assert.equal(await client.createLink('https://example.com/chosen', { short: 'client-chosen' }), `${E2E_BASE_URL}/client-chosen`);
+    const generated = await client.createLink('https://example.com/generated');
+    assert.match(generated, new RegExp(`^${E2E_BASE_URL}/[A-Za-z0-9]{6}$`));
+  });
+
+  test('listLinks answers the Link JSON of each link, oldest first', async () => {
+    const { account, client } = await signedIn();
+    assert.deepEqual(await client.listLinks(), []);
+    await client.createLink('https://example.com/1', { short: 'client-list-1' });
+    await client.createLink('https://example.com/2', { short: 'client-list-2' });
+    const list: Link[] = await client.listLinks();
+    assert.deepEqual(list, [
+      { ShortCode: 'client-list-1', PointsTo: 'https://example.com/1', CreatedBy: account.Uid, Accesses: 0 },
+      { ShortCode: 'client-list-2', PointsTo: 'https://example.com/2', CreatedBy: account.Uid, Accesses: 0 },
+    ]);
+    assert.deepEqual(Object.keys(list[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses']);
+  });
+
+  test('resolve counts one access and answers the link with it', async () => {
+    const { account, client } = await signedIn();
+    await client.createLink('https://example.com/resolve', { short: 'client-resolve' });
+    assert.deepEqual(await anonymous.resolve('client-resolve'), {
+      ShortCode: 'client-resolve', PointsTo: 'https://example.com/resolve', CreatedBy: account.Uid, Accesses: 1,
+    });
+    assert.equal((await anonymous.resolve('client-resolve')).Accesses, 2);
+  });
+
+  test('follow answers the redirect target without following it, and counts the access', async () => {
+    const { client } = await signedIn();
+    await client.createLink('https://bücher.example/straße?q=1', { short: 'client-follow' });
+    assert.equal(await anonymous.follow('client-follow'), 'https://xn--bcher-kva.example/stra%C3%9Fe?q=1');
+    assert.equal((await anonymous.resolve('client-follow')).Accesses, 2);
+  });
+
+  test('deleteLink removes the link and frees its shortcode', async () => {
+    const { client } = await signedIn();
+    await client.createLink('https://example.com/delete', { short: 'client-delete' });
+    await client.deleteLink('client-delete');
+    assert.deepEqual(await client.listLinks(), []);
+    await refusal(() => anonymous.resolve('client-delete'), 404, /^Unable to resolve link: /);
+    await client.createLink('https://example.com/again', { short: 'client-delete' });
+  });
+
+  test('400: an invalid url or shortcode', async () => {
+    const { client } = await signedIn();
+    await refusal(() => client.createLink('ftp://example.com'), 400, /^Unable to create link: url must use http or https$/);
+    await refusal(() => client.createLink('https://example.com', { short: 'ab' }), 400, /^Unable to create link: short must be/);
+  });
+
+  test('401: an unknown access code, or none at all', async () => {
+    const stranger = anonymous.withAccessCode('0b8e6f0e-5d9c-4a51-9f7e-3c2d1b0a9f88');
+    await refusal(() => stranger.getAccount(), 401, /^Unable to get account information: /);
+    await refusal(() => stranger.listLinks(), 401, /^Unable to list links: /);
+    await refusal(() => stranger.createLink('https://example.com'), 401, /^Unable to create link: /);
+    await refusal(() => stranger.deleteLink('whatever'), 401, /^Unable to delete link: /);
+    // Without a code the client does not even ask.
+    await refusal(() => anonymous.listLinks(), 401, /no access code/);
+  });
+
+  test('403: the link cap, and deleting another account\'s link', async () => {
+    const { client } = await signedIn();
+    for (let i = 0; i < 3; i++) await client.createLink(`https://example.com/cap/${i}`);
+    await refusal(() => client.createLink('https://example.com/cap/3'), 403, /^Unable to create link: .*maximum of 3 links/);
+
+    const owner = await signedIn();
+    await owner.client.createLink('https://example.com/owned', { short: 'client-owned' });
+    await refusal(() => client.deleteLink('client-owned'), 403, /^Unable to delete link: /);
+    assert.equal((await owner.client.listLinks()).length, 1);
+  });
+
+  test('404: unknown shortcodes for resolve, follow and delete', async () => {
+    const { client } = await signedIn();
+    await refusal(() => anonymous.resolve('no-such-link'), 404, /^Unable to resolve link: /);
+    // The short URL answers an HTML page for browsers; the client words its own line.
+    await refusal(() => anonymous.follow('no-such-link'), 404, /^Unable to resolve link: not found$/);
+    await refusal(() => client.deleteLink('no-such-link'), 404, /^Unable to delete link: /);
+  });
+
+  test('409: a shortcode that is already taken', async () => {
+    const first = await signedIn();
+    const second = await signedIn();
+    await first.client.createLink('https://example.com/a', { short: 'client-taken' });
+    await refusal(() => second.client.createLink('https://example.com/b', { short: 'client-taken' }), 409, /^Unable to create link: .*taken/);
+  });
+
+  test('shortcodes are sent escaped in paths and queries', async () => {
+    await refusal(() => anonymous.resolve('a/b?c#d'), 404, /^Unable to resolve link: /);
+    const { client } = await signedIn();
+    await refusal(() => client.deleteLink('x&short=y'), 404, /^Unable to delete link: /);
+  });
+});
+
+describe('client against a rate-limited server', () => {
+  after(cleanup);
+
+  test('429 carries the Retry-After seconds', async () => {
+    const server = await startServer({ env: { RATE_LIMIT: 'on', RATE_LIMIT_EXEMPT: '', RATE_LIMIT_NEW_ACCOUNT: '1/1m' } });
+    const client = new ShortlinkClient({ baseUrl: server.url });
+    await client.newAccount();
+    const error = await refusal(() => client.newAccount(), 429, /^Unable to create account: too many requests/);
+    assert.ok(error.retryAfter !== undefined && error.retryAfter > 0 && error.retryAfter <= 60, String(error.retryAfter));
+  });
+});
+
+describe('the package export', () => {
+  test('"shortlink/client" is this module, through package.json exports', async () => {
+    const exported = await import('shortlink/client');
+    assert.equal(exported.ShortlinkClient, ShortlinkClient);
+    assert.equal(exported.ShortlinkError, ShortlinkError);
+  });
+});
+
+describe('client with a stand-in fetch', () => {
+  function answering(status: number, body: string, headers: Record<string, string> = {}): typeof fetch {
+    return async () => new Response(body, { status, headers });
+  }
+
+  test('500 and 503 become ShortlinkErrors with the service line and Retry-After', async () => {
+    const broken = new ShortlinkClient({
+      baseUrl: 'http://sl.test',
+      fetch: answering(500, 'Unable to list links: internal error', { 'content-type': 'text/plain; charset=utf-8' }),
+      accessCode: 'code',
+    });
+    await refusal(() => broken.listLinks(), 500, /^Unable to list links: internal error$/);
+    const down = new ShortlinkClient({
+      baseUrl: 'http://sl.test',
+      fetch: answering(503, 'Unable to resolve link: storage unavailable', { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' }),
+    });
+    const error = await refusal(() => down.resolve('abcde'), 503, /storage unavailable/);
+    assert.equal(error.retryAfter, 1);
+  });
+
+  test('a body that is not the service\'s plain text is replaced by a line naming the status', async () => {
+    const proxied = new ShortlinkClient({
+      baseUrl: 'http://sl.test',
+      fetch: answering(502, '<html>Bad gateway</html>', { 'content-type': 'text/html' }),
+    });
+    await refusal(() => proxied.newAccount(), 502, /^Unable to create account: HTTP 502/);
+  });
+
+  test('requests carry the access code as a Bearer header and link parameters as JSON', async () => {
+    const seen: { url: string; init: RequestInit }[] = [];
+    const client = new ShortlinkClient({
+      baseUrl: 'http://sl.test/',
+      accessCode: 'the-code',
+      fetch: async (url, init) => {
+        seen.push({ url: String(url), init: init ?? {} });
+        return new Response('http://sl.test/abcde', { status: 200 });
+      },
+    });
+    await client.createLink('https://example.com/?a=1&b=2', { short: 'abcde' });
+    assert.equal(seen[0]!.url, 'http://sl.test/v1/link');
+    assert.equal(seen[0]!.init.method, 'POST');
+    assert.deepEqual(seen[0]!.init.headers, { authorization: 'Bearer the-code', 'content-type': 'application/json' });
+    assert.deepEqual(JSON.parse(String(seen[0]!.init.body)), { url: 'https://example.com/?a=1&b=2', short: 'abcde' });
+  });
+
+  test('network failures and timeouts surface as they are', async () => {
+    const unreachable = new ShortlinkClient({ baseUrl: 'http://127.0.0.1:1' });
+    await assert.rejects(() => unreachable.newAccount(), { name: 'TypeError', message: 'fetch failed' });
+    const slow = new ShortlinkClient({
+      baseUrl: 'http://sl.test',
+      timeoutMs: 50,
+      fetch: (_url, init) =>
+        new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
+    });
+    await assert.rejects(() => slow.resolve('abcde'), { name: 'TimeoutError' });
+  });
+
+  test('the base URL must be http(s)', () => {
+    assert.throws(() => new ShortlinkClient({ baseUrl: 'localhost:8080' }), TypeError);
+    assert.throws(() => new ShortlinkClient({ baseUrl: 'ftp://example.com' }), TypeError);
+  });
+});
