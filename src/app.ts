@@ -6,15 +6,21 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { createAccountService } from './accounts/account-service.ts';
 import type { Config } from './config.ts';
 import { createLinkService } from './links/link-service.ts';
+import { instrumentStore } from './metrics/instrumented-store.ts';
+import { createMetrics } from './metrics/metrics.ts';
 import type { Store } from './store/store.ts';
 import { describeError } from './http/error-table.ts';
+import { registerDocs, registerOpenApi } from './http/openapi.ts';
 import { Operation } from './http/operations.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.ts';
 import { RequestLog } from './http/request-log.ts';
 import { createRateLimitChecks } from './http/rate-limits.ts';
 import { createAuthenticate } from './http/route-helpers.ts';
 import { createMemoryLimiter, type Limiter } from './limits/limiter.ts';
 import { registerAccountRoutes } from './http/routes/accounts.ts';
+import { registerHealthRoutes, type ReadinessCheck } from './http/routes/health.ts';
 import { registerLinkRoutes } from './http/routes/links.ts';
+import { registerMetricsRoute } from './http/routes/metrics.ts';
 import { registerResolveRoutes, sendNotFoundPage } from './http/routes/resolve.ts';
 import { registerWebRoutes } from './web/routes.ts';
 
@@ -27,6 +33,24 @@ export interface AppDeps {
   readonly limiter?: Limiter;
   /** Where JSON log lines go; standard output when omitted. */
   readonly logStream?: { write(line: string): void };
+  /**
+   * What `/readyz` asks besides the store (which it always pings), e.g. Redis. Each check
+   * resolves when its dependency answers.
+   */
+  readonly readiness?: readonly ReadinessCheck[];
+}
+
+/** A route as registered: one method and its URL pattern. */
+export interface RegisteredRoute {
+  readonly method: string;
+  readonly url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route the app serves, one entry per method, in registration order. */
+    readonly registeredRoutes: readonly RegisteredRoute[];
+  }
 }
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -69,7 +93,7 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
   const body = `Unable to handle request: ${STATUS_CODES[status]!.toLowerCase()}`;
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${TEXT}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
+      `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -92,11 +116,24 @@ function bufferedStdout() {
 }
 
 /** Builds the HTTP application around an open store. Listening is the caller's business. */
-export async function buildApp({ config, store, clock = () => new Date(), limiter, logStream }: AppDeps): Promise<FastifyInstance> {
-  const requestLog = new RequestLog();
+export async function buildApp({
+  config,
+  store: rawStore,
+  clock = () => new Date(),
+  limiter,
+  logStream,
+  readiness = [],
+}: AppDeps): Promise<FastifyInstance> {
+  const metrics = createMetrics();
+  const store = instrumentStore(rawStore, metrics);
+  const requestLog = new RequestLog(metrics.observeRequest);
   const app = Fastify({
     logger: { level: config.logLevel, stream: logStream ?? bufferedStdout() },
     logController: requestLog,
+    // The id is bound to request.log, so every line of a request carries it (as `reqId`).
+    genReqId: requestIdOf,
+    // Read in genReqId instead, where an insane value can be replaced.
+    requestIdHeader: false,
     // HEAD is routed explicitly: an automatic HEAD route would run GET and count an access.
     exposeHeadRoutes: false,
     // While closing, requests on open connections are still served (with Connection: close).
@@ -109,10 +146,15 @@ export async function buildApp({ config, store, clock = () => new Date(), limite
     keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
     clientErrorHandler,
     // Node would answer a Host-less HTTP/1.1 request with a bare 400; the hook below words it.
-    http: { requireHostHeader: false },
+    // Node checks headersTimeout and requestTimeout only every connectionsCheckingInterval
+    // (30 s by default): a client dripping header lines would be cut after 30 s, not 10.
+    http: { requireHostHeader: false, connectionsCheckingInterval: 1000 },
     frameworkErrors: (error, request, reply) => {
       // Requests refused before routing get no completion listener from Fastify: log them here.
       reply.raw.once('finish', () => requestLog.requestCompleted(null, request, reply));
+      // Refused before the onRequest hook that sets it on every other answer.
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header(REQUEST_ID_HEADER, request.id);
       if (request.method === 'GET' && isShortUrlPath(request.url)) return sendNotFoundPage(reply);
       const { status, reason } = describeError(error);
       return sendError(reply, Operation.Other, status, reason);
@@ -128,6 +170,14 @@ export async function buildApp({ config, store, clock = () => new Date(), limite
 
   app.decorateRequest('account', null);
 
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  // Before any route: the document is built from the routes as they are registered.
+  await registerOpenApi(app, config);
+
   // Fastify marks requests that *arrive* after close() began with `Connection: close`, but not
   // the ones already in flight: their connection would stay open after the answer, idle
   // until the keep-alive timeout, and hold shutdown up for that long (or, if the client keeps
@@ -135,6 +185,10 @@ export async function buildApp({ config, store, clock = () => new Date(), limite
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    metrics.close();
     done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -145,6 +199,7 @@ export async function buildApp({ config, store, clock = () => new Date(), limite
   // Callback style on purpose: this runs on every request, and an async hook costs a promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    reply.header(REQUEST_ID_HEADER, request.id);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       sendError(reply, Operation.Other, 400, 'the Host header is required');
       return;
@@ -185,8 +240,11 @@ export async function buildApp({ config, store, clock = () => new Date(), limite
 
   registerAccountRoutes(app, accounts, authenticate, limits);
   registerLinkRoutes(app, links, authenticate, limits, config.baseUrl);
-  registerResolveRoutes(app, links, limits);
+  registerResolveRoutes(app, links, limits, config.redirectStatus);
+  registerHealthRoutes(app, [{ name: 'storage', check: () => store.ping() }, ...readiness], () => closing);
+  registerMetricsRoute(app, metrics, config.metricsToken);
   registerWebRoutes(app);
+  await registerDocs(app);
 
   return app;
 }

@@ -7,6 +7,8 @@ import { domainToASCII } from 'node:url';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type SqliteSynchronous = 'normal' | 'full';
+/** The statuses a short URL may answer with; 302 unless REDIRECT_STATUS says otherwise. */
+export type RedirectStatus = 301 | 302 | 307 | 308;
 
 export type StorageConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly synchronous: SqliteSynchronous }
@@ -56,6 +58,10 @@ export interface Config {
   /** Server processes to run on this machine (node:cluster) sharing one database. */
   readonly workers: number;
   readonly logLevel: LogLevel;
+  /** Status of the redirect a short URL answers (`GET /{shortcode}`). */
+  readonly redirectStatus: RedirectStatus;
+  /** Bearer token `/metrics` requires; open to anyone who can reach it when undefined. */
+  readonly metricsToken: string | undefined;
   /** Whole seconds allowed for shutdown before the process gives up waiting. */
   readonly shutdownTimeoutMs: number;
 }
@@ -96,6 +102,7 @@ function parseRate(raw: string): RatePolicy | undefined {
   return limit >= 1 && windowMs >= 1000 && Number.isSafeInteger(limit) ? { limit, windowMs } : undefined;
 }
 
+const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_SQLITE_PATH = './data/shortlinks.db';
 
@@ -246,6 +253,21 @@ export function loadConfig(env: Env = process.env): Config {
     else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${quote(rawLevel)}`);
   }
 
+  let redirectStatus: RedirectStatus = 302;
+  const rawRedirect = text('REDIRECT_STATUS');
+  if (rawRedirect !== undefined) {
+    const parsed = REDIRECT_STATUSES.find((status) => String(status) === rawRedirect);
+    if (parsed === undefined) problems.push(`REDIRECT_STATUS must be one of ${REDIRECT_STATUSES.join(', ')}, got ${quote(rawRedirect)}`);
+    else redirectStatus = parsed;
+  }
+
+  // A scraper's token travels in a header on every scrape: printable ASCII, and long enough
+  // that guessing it is hopeless.
+  const metricsToken = text('METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    problems.push('METRICS_TOKEN must be 16 to 256 printable ASCII characters without spaces');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -262,6 +284,8 @@ export function loadConfig(env: Env = process.env): Config {
     blockedHosts: Object.freeze(blockedHosts),
     workers,
     logLevel,
+    redirectStatus,
+    metricsToken,
     shutdownTimeoutMs: 9000,
   });
 }

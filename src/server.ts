@@ -55,7 +55,10 @@ async function serve(config: Config): Promise<void> {
     limiter = createRedisLimiter(redis, `${config.redisPrefix}rl:`, createMemoryLimiter(), (error) => warnRedis(error));
   }
 
-  const app = await buildApp({ config, store, ...(limiter === undefined ? {} : { limiter }) });
+  // /readyz always asks the store; Redis is reported too, but only degrades the answer: the
+  // service works without it (see ReadinessCheck.required).
+  const readiness = redis === undefined ? [] : [{ name: 'redis', required: false, check: async () => void (await redis.ping()) }];
+  const app = await buildApp({ config, store, readiness, ...(limiter === undefined ? {} : { limiter }) });
 
   if (redis !== undefined) {
     let lastWarning = 0;

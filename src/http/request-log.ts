@@ -1,24 +1,51 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Outcome } from '../metrics/metrics.ts';
 import { redactUrl } from './redact.ts';
+
+/** Told about every finished request: route pattern (undefined when none matched), method, status, outcome, milliseconds. */
+export type ObserveRequest = (
+  route: string | undefined,
+  method: string,
+  status: number,
+  outcome: Outcome | undefined,
+  elapsedMs: number,
+) => void;
 
 /**
  * One log line per request, written when the response is done, with the URL redacted.
  * Fastify's default writes two lines per request and logs the raw URL, which would put an
- * `auth=` access code into the log.
+ * `auth=` access code into the log. Every line of a request carries its id (`reqId`, the
+ * `X-Request-Id` it was answered with): Fastify binds it to `request.log`.
+ *
+ * Fastify calls `requestCompleted` once for every request that was routed (also 404s), and
+ * app.ts calls it for those refused before routing. So it is also where metrics learn about
+ * requests: no extra hook runs per request.
  */
 export class RequestLog extends LogController {
+  readonly #observe: ObserveRequest | undefined;
+
+  constructor(observe?: ObserveRequest) {
+    super({ requestIdLogLabel: 'reqId' });
+    this.#observe = observe;
+  }
+
   override incomingRequest(): void {}
 
   override routeNotFound(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const route = request.routeOptions;
+    const config = route.config as Partial<typeof route.config> | undefined;
+    const elapsed = reply.elapsedTime;
+    this.#observe?.(route.url, request.method, reply.statusCode, config?.outcome, elapsed);
     const fields = {
       method: request.method,
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
-      responseTime: Math.round(reply.elapsedTime * 100) / 100,
+      responseTime: Math.round(elapsed * 100) / 100,
     };
     if (error) request.log.error({ ...fields, err: error }, 'request failed');
+    else if (config?.quietLog === true) request.log.debug(fields, 'request completed');
     else request.log.info(fields, 'request completed');
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account, AccountService } from '../accounts/account-service.ts';
 import { DomainError, ErrorCode } from '../errors.ts';
+import type { Outcome } from '../metrics/metrics.ts';
 import { extractAccessCode } from './credentials.ts';
 import type { RateLimitChecks } from './rate-limits.ts';
 
@@ -12,6 +13,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Names the operation in `Unable to <operation>: …` error bodies. */
     operation?: string;
+    /** What a successful (non-HEAD, below 400) answer of this route achieved, for metrics. */
+    outcome?: Outcome;
+    /** Log the request line at debug rather than info (probes and scrapes, every few seconds). */
+    quietLog?: boolean;
   }
 }
 

@@ -2,8 +2,11 @@ import { invalid } from '../errors.ts';
 
 export const URL_MAX = 2000;
 
-// C0 and C1 controls, DEL, and every Unicode space or line/paragraph separator.
-const FORBIDDEN_CHARACTER = /[\u0000-\u0020\u007f-\u009f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+// C0 and C1 controls, DEL, every Unicode space or line/paragraph separator, and the
+// bidirectional controls (marks, embeddings, overrides, isolates): with those, a target can
+// be displayed as another address than the one it leads to ("…/\u202Egnp.exe").
+const FORBIDDEN_CHARACTER =
+  /[\u0000-\u0020\u007f-\u009f\u00a0\u061c\u1680\u2000-\u200a\u200e\u200f\u2028-\u202f\u205f\u2066-\u2069\u3000\ufeff]/;
 
 /** Counts Unicode code points without building an array. */
 export function codePointLength(text: string): number {

@@ -6,6 +6,20 @@
  * callers of one link are handed n consecutive counts, never the same one twice.
  */
 
+import { channel } from 'node:diagnostics_channel';
+
+/** What `GROUP_COMMIT_CHANNEL` publishes after each batch (read by src/metrics/). */
+export interface BatchEvent {
+  /** Accesses the batch counted. */
+  readonly accesses: number;
+  readonly durationMs: number;
+  readonly ok: boolean;
+}
+
+/** A diagnostics channel, so metrics can watch batches without this module knowing them. */
+export const GROUP_COMMIT_CHANNEL = 'shortlink:group-commit';
+const batches = channel(GROUP_COMMIT_CHANNEL);
+
 export interface CountedLink<T> {
   /** The link row after the batch's increment. */
   readonly row: T;
@@ -39,11 +53,18 @@ export function createGroupCommit<T>(apply: ApplyIncrements<T>): GroupCommit<T> 
 
   async function flush(batch: Map<string, Waiter<T>[]>): Promise<void> {
     const increments = new Map<string, number>();
-    for (const [code, waiters] of batch) increments.set(code, waiters.length);
+    let accesses = 0;
+    for (const [code, waiters] of batch) {
+      increments.set(code, waiters.length);
+      accesses += waiters.length;
+    }
+    const started = performance.now();
     let results: Map<string, CountedLink<T>>;
     try {
       results = await apply(increments);
+      if (batches.hasSubscribers) batches.publish({ accesses, durationMs: performance.now() - started, ok: true } satisfies BatchEvent);
     } catch (error) {
+      if (batches.hasSubscribers) batches.publish({ accesses, durationMs: performance.now() - started, ok: false } satisfies BatchEvent);
       for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
       return;
     }

@@ -24,7 +24,10 @@ export interface SqliteOptions {
 
 // SQLite primary result codes that mean "the database cannot serve right now" rather than
 // "this statement is wrong": busy or locked, read-only, I/O error, disk full, cannot open.
-const UNAVAILABLE_CODES = new Set([5, 6, 8, 10, 13, 14]);
+// Also "malformed" and "not a database": after an I/O error (a filesystem gone read-only)
+// every later read reports SQLITE_CORRUPT although the file is sound; either way it is the
+// storage that fails, not the request (test/e2e/storage-faults.test.ts).
+const UNAVAILABLE_CODES = new Set([5, 6, 8, 10, 11, 13, 14, 26]);
 
 /** Maps engine failures that a retry later could cure to the storage-unavailable error. */
 function translate(error: unknown): unknown {

@@ -21,6 +21,7 @@ import {
   type BrowserSession,
   type UiServer,
 } from './support.ts';
+import { docsTests } from './docs.ts';
 import { hostileContentTests } from './hostile.ts';
 import { layoutTests } from './layout.ts';
 
@@ -200,6 +201,7 @@ describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   flowTests();
   hostileContentTests();
   layoutTests();
+  docsTests();
 });
 
 function flowTests(): void {

@@ -409,6 +409,7 @@ describe('the server process', { timeout: 120_000 }, () => {
     const cases: { name: string; env: (dir: string) => Record<string, string>; mentions: RegExp }[] = [
       { name: 'an unparsable PORT', env: () => ({ PORT: 'abc' }), mentions: /PORT/ },
       { name: 'a BASE_URL that is not http(s)', env: () => ({ BASE_URL: 'ftp://x' }), mentions: /BASE_URL/ },
+      { name: 'a REDIRECT_STATUS that is no redirect', env: () => ({ REDIRECT_STATUS: '303' }), mentions: /REDIRECT_STATUS/ },
       {
         name: 'a SQLite path that cannot be created',
         env: (dir) => {

@@ -27,6 +27,8 @@ describe('loadConfig defaults', () => {
     assert.equal(config.defaultMaxLinks, 20);
     assert.equal(config.rateLimit, true);
     assert.equal(config.logLevel, 'info');
+    assert.equal(config.redirectStatus, 302);
+    assert.equal(config.metricsToken, undefined);
   });
 
   test('derives the default BASE_URL from PORT', () => {
@@ -120,6 +122,24 @@ describe('loadConfig values', () => {
   });
 });
 
+describe('loadConfig: REDIRECT_STATUS and METRICS_TOKEN', () => {
+  test('reads each redirect status a short URL may answer with', () => {
+    for (const status of [301, 302, 307, 308]) assert.equal(loadConfig({ REDIRECT_STATUS: String(status) }).redirectStatus, status);
+  });
+
+  test('reads METRICS_TOKEN', () => {
+    assert.equal(loadConfig({ METRICS_TOKEN: 'abcdefghijklmnop' }).metricsToken, 'abcdefghijklmnop');
+  });
+
+  test('refuses a short or spaced METRICS_TOKEN without echoing it', () => {
+    for (const token of ['short', 'sixteen chars ok', 'x'.repeat(257), 'tökenwithumlaut1']) {
+      const error = configError({ METRICS_TOKEN: token });
+      assert.match(error.message, /METRICS_TOKEN/);
+      assert.ok(!error.message.includes(token), 'a secret is never repeated on stderr');
+    }
+  });
+});
+
 describe('loadConfig refuses bad configuration', () => {
   for (const [name, value] of [
     ['PORT', 'abc'],
@@ -139,6 +159,10 @@ describe('loadConfig refuses bad configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['RATE_LIMIT', 'sometimes'],
     ['REDIS_URL', 'http://cache:6379'],
+    ['REDIRECT_STATUS', '303'],
+    ['REDIRECT_STATUS', '200'],
+    ['REDIRECT_STATUS', 'permanent'],
+    ['REDIRECT_STATUS', '301.0'],
   ] as const) {
     test(`rejects ${name}=${value} with a ConfigError naming the variable`, () => {
       const error = configError({ [name]: value });

@@ -1,13 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
 import type { LinkService } from '../../links/link-service.ts';
+import { Outcome } from '../../metrics/metrics.ts';
 import type { LinkRecord } from '../../store/store.ts';
 import { Operation } from '../operations.ts';
 import { readParameters } from '../parameters.ts';
 import type { RateLimitChecks } from '../rate-limits.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
-import { AuthQuery, CreateLinkQuery, DeleteLinkQuery, LinkSchema, PlainText } from '../schemas.ts';
-import { Type } from 'typebox';
+import {
+  ACCESS_CODE_SECURITY,
+  AuthQuery,
+  CreateLinkBody,
+  CreateLinkQuery,
+  DeleteLinkQuery,
+  errorResponses,
+  LinkSchema,
+  textResponse,
+} from '../schemas.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -23,17 +33,17 @@ export function registerLinkRoutes(
   limits: RateLimitChecks,
   baseUrl: string,
 ): void {
-  const createOptions = {
-    config: { operation: Operation.CreateLink },
-    onRequest: authenticate,
-    schema: {
-      summary: 'Create a short link',
-      description:
-        'Parameters in the query string, or for POST in a JSON or URL-encoded form body (not both for the same ' +
-        'parameter). Answers the full short URL as plain text.',
-      tags: ['links'],
-      querystring: CreateLinkQuery,
-      response: { 200: PlainText },
+  const createConfig = { operation: Operation.CreateLink, outcome: Outcome.LinkCreated };
+  const createSchema = {
+    operationId: 'createLink',
+    summary: 'Create a short link',
+    description: 'Parameters in the query string. Answers the full short URL as plain text, without a newline.',
+    tags: ['links'],
+    security: ACCESS_CODE_SECURITY,
+    querystring: CreateLinkQuery,
+    response: {
+      200: textResponse('The short URL: BASE_URL/ShortCode', `${baseUrl}/x7Kq2Z`),
+      ...errorResponses(Operation.CreateLink, [400, 401, 403, 409, 429, 503]),
     },
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -45,21 +55,55 @@ export function registerLinkRoutes(
     reply.type(TEXT);
     return `${baseUrl}/${shortCode}`;
   };
-  app.get('/v1/link', createOptions, create);
-  app.post('/v1/link', createOptions, create);
-  app.head('/v1/link', { config: createOptions.config }, methodNotAllowed('GET, POST, DELETE'));
+  app.get('/v1/link', { config: createConfig, onRequest: authenticate, schema: createSchema }, create);
+  app.post(
+    '/v1/link',
+    {
+      config: createConfig,
+      onRequest: authenticate,
+      schema: {
+        ...createSchema,
+        operationId: 'createLinkPost',
+        description:
+          'Parameters in the query string or in a JSON or URL-encoded form body; a parameter given in both is refused. ' +
+          'Answers the full short URL as plain text, without a newline.',
+        body: CreateLinkBody,
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
+        response: { ...createSchema.response, ...errorResponses(Operation.CreateLink, [400, 401, 403, 409, 413, 415, 429, 503]) },
+      },
+    },
+    create,
+  );
+  app.head(
+    '/v1/link',
+    {
+      config: { operation: Operation.CreateLink },
+      schema: {
+        operationId: 'linkHead',
+        summary: 'Not allowed: HEAD never creates anything',
+        tags: ['links'],
+        response: errorResponses(Operation.CreateLink, [405]),
+      },
+    },
+    methodNotAllowed('GET, POST, DELETE'),
+  );
 
   app.delete(
     '/v1/link',
     {
-      config: { operation: Operation.DeleteLink },
+      config: { operation: Operation.DeleteLink, outcome: Outcome.LinkDeleted },
       onRequest: authenticate,
       schema: {
+        operationId: 'deleteLink',
         summary: 'Delete one of your links',
         description: 'Frees the link\'s slot in the account\'s cap and its shortcode.',
         tags: ['links'],
+        security: ACCESS_CODE_SECURITY,
         querystring: DeleteLinkQuery,
-        response: { 200: PlainText },
+        response: {
+          200: textResponse('Deleted', 'Success'),
+          ...errorResponses(Operation.DeleteLink, [400, 401, 403, 404, 429, 503]),
+        },
       },
     },
     async (request, reply) => {
@@ -71,17 +115,19 @@ export function registerLinkRoutes(
     },
   );
 
-  const listOptions = {
-    config: { operation: Operation.ListLinks },
-    onRequest: authenticate,
-    schema: {
-      summary: 'List your links, oldest first',
-      tags: ['links'],
-      querystring: AuthQuery,
-      response: { 200: Type.Array(LinkSchema) },
+  const listSchema = (method: string) => ({
+    operationId: `listLinks${method}`,
+    summary: 'List your links, oldest first',
+    tags: ['links'],
+    security: ACCESS_CODE_SECURITY,
+    querystring: AuthQuery,
+    response: {
+      200: Type.Array(LinkSchema, { description: 'The account\'s links, oldest first; [] when there are none' }),
+      ...errorResponses(Operation.ListLinks, [400, 401, 429, 503]),
     },
-  };
+  });
   const list = async (request: FastifyRequest) => (await links.list(accountOf(request))).map(linkBody);
-  app.get('/v1/links', listOptions, list);
-  app.head('/v1/links', listOptions, list);
+  const listConfig = { operation: Operation.ListLinks };
+  app.get('/v1/links', { config: listConfig, onRequest: authenticate, schema: listSchema('') }, list);
+  app.head('/v1/links', { config: listConfig, onRequest: authenticate, schema: listSchema('Head') }, list);
 }

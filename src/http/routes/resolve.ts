@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RedirectStatus } from '../../config.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
 import type { LinkService } from '../../links/link-service.ts';
+import { Outcome } from '../../metrics/metrics.ts';
 import type { LinkRecord } from '../../store/store.ts';
 import { notFoundPage } from '../not-found-page.ts';
 import { Operation } from '../operations.ts';
 import type { RateLimitChecks } from '../rate-limits.ts';
-import { LinkSchema, ShortcodeParams } from '../schemas.ts';
+import { errorResponses, LinkSchema, ShortcodeParams } from '../schemas.ts';
 import { BROWSER_HEADERS, NOT_FOUND_CONTENT_SECURITY_POLICY } from '../../web/security-headers.ts';
 import { linkBody } from './links.ts';
 
@@ -26,7 +28,19 @@ function isNotFound(error: unknown): boolean {
   return error instanceof DomainError && error.code === ErrorCode.LinkNotFound;
 }
 
-export function registerResolveRoutes(app: FastifyInstance, links: LinkService, limits: RateLimitChecks): void {
+const REDIRECT_DESCRIPTION: Readonly<Record<RedirectStatus, string>> = {
+  301: '301 Moved Permanently',
+  302: '302 Found',
+  307: '307 Temporary Redirect',
+  308: '308 Permanent Redirect',
+};
+
+export function registerResolveRoutes(
+  app: FastifyInstance,
+  links: LinkService,
+  limits: RateLimitChecks,
+  redirectStatus: RedirectStatus,
+): void {
   /** The link behind the request's shortcode; `count` decides between GET and HEAD semantics. */
   async function find(request: CodeRequest, count: boolean): Promise<LinkRecord> {
     const code = request.params.code;
@@ -40,28 +54,51 @@ export function registerResolveRoutes(app: FastifyInstance, links: LinkService, 
     }
   }
 
-  const resolveOptions = {
-    config: { operation: Operation.ResolveLink },
-    schema: {
-      summary: 'Resolve a shortcode',
-      description: 'Public. Counts one access (GET only; HEAD does not count) and answers the link with it included.',
-      tags: ['links'],
-      params: ShortcodeParams,
-      response: { 200: LinkSchema },
-    },
-  };
-  app.get('/v1/get/:code', resolveOptions, async (request: CodeRequest) => linkBody(await find(request, true)));
-  app.head('/v1/get/:code', resolveOptions, async (request: CodeRequest) => linkBody(await find(request, false)));
+  const resolveSchema = (head: boolean) => ({
+    operationId: head ? 'resolveLinkHead' : 'resolveLink',
+    summary: head ? 'Look a shortcode up without counting' : 'Resolve a shortcode',
+    description: head
+      ? 'Public. Answers the headers GET would, without a body and without counting an access.'
+      : 'Public. Counts one access and answers the link with it included (the first resolution answers Accesses 1).',
+    tags: ['links'],
+    params: ShortcodeParams,
+    response: { 200: LinkSchema, ...errorResponses(Operation.ResolveLink, [404, 429, 503]) },
+  });
+  app.get(
+    '/v1/get/:code',
+    { config: { operation: Operation.ResolveLink, outcome: Outcome.Resolution }, schema: resolveSchema(false) },
+    async (request: CodeRequest) => linkBody(await find(request, true)),
+  );
+  app.head(
+    '/v1/get/:code',
+    { config: { operation: Operation.ResolveLink }, schema: resolveSchema(true) },
+    async (request: CodeRequest) => linkBody(await find(request, false)),
+  );
 
-  const redirectOptions = {
-    config: { operation: Operation.ResolveLink },
-    schema: {
-      summary: 'Follow a short URL',
-      description: 'The short URL itself: 302 to the target, counting one access (HEAD does not count).',
-      tags: ['links'],
-      params: ShortcodeParams,
+  const redirectSchema = (head: boolean) => ({
+    operationId: head ? 'followShortUrlHead' : 'followShortUrl',
+    summary: head ? 'Check a short URL without counting' : 'Follow a short URL',
+    description:
+      `The short URL itself, for browsers: ${REDIRECT_DESCRIPTION[redirectStatus]} to the target ` +
+      (head ? '(HEAD does not count an access).' : 'counting one access. Unknown shortcodes answer a small HTML page.'),
+    tags: ['links'],
+    params: ShortcodeParams,
+    response: {
+      [redirectStatus]: {
+        description: `${REDIRECT_DESCRIPTION[redirectStatus]}: to the target, normalised by the WHATWG URL parser (always ASCII)`,
+        type: 'null',
+        headers: {
+          Location: { type: 'string', description: 'The target URL' },
+          'Cache-Control': { type: 'string', description: 'private, no-cache: every visit reaches the service and is counted' },
+        },
+      },
+      404: {
+        description: 'No live link has this shortcode: a small HTML page',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      ...errorResponses(Operation.ResolveLink, [429, 503]),
     },
-  };
+  });
   // GET counts the access, HEAD only looks; both answer unknown codes with the HTML page.
   const redirectVia = (count: boolean) => async (request: CodeRequest, reply: FastifyReply) => {
     let link: LinkRecord;
@@ -72,11 +109,11 @@ export function registerResolveRoutes(app: FastifyInstance, links: LinkService, 
       throw error;
     }
     return reply
-      .code(302)
+      .code(redirectStatus)
       .header('location', new URL(link.pointsTo).href)
       .header('cache-control', 'private, no-cache')
       .send();
   };
-  app.get('/:code', redirectOptions, redirectVia(true));
-  app.head('/:code', redirectOptions, redirectVia(false));
+  app.get('/:code', { config: { operation: Operation.ResolveLink, outcome: Outcome.Redirect }, schema: redirectSchema(false) }, redirectVia(true));
+  app.head('/:code', { config: { operation: Operation.ResolveLink }, schema: redirectSchema(true) }, redirectVia(false));
 }

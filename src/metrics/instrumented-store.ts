@@ -1,0 +1,40 @@
+import type { Store } from '../store/store.ts';
+import type { Metrics } from './metrics.ts';
+
+/**
+ * A Store that times every database call into `metrics` and otherwise behaves exactly like
+ * `store` (same results, same errors). A decorator, so no backend needs to know about
+ * metrics; a method added to Store fails to compile here until it is timed too.
+ */
+export function instrumentStore(store: Store, metrics: Metrics): Store {
+  function timed<A extends unknown[], R>(operation: string, call: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    const timer = metrics.storeTimer(operation);
+    return (...args) => {
+      const started = performance.now();
+      return call(...args).then(
+        (result) => {
+          timer.observe((performance.now() - started) / 1000);
+          return result;
+        },
+        (error: unknown) => {
+          timer.observe((performance.now() - started) / 1000);
+          timer.failed();
+          throw error;
+        },
+      );
+    };
+  }
+
+  return {
+    engine: store.engine,
+    createAccount: timed('createAccount', (account) => store.createAccount(account)),
+    findAccountByCodeHash: timed('findAccountByCodeHash', (hash) => store.findAccountByCodeHash(hash)),
+    createLink: timed('createLink', (link) => store.createLink(link)),
+    deleteLink: timed('deleteLink', (code, uid) => store.deleteLink(code, uid)),
+    listLinks: timed('listLinks', (uid) => store.listLinks(uid)),
+    resolveLink: timed('resolveLink', (code) => store.resolveLink(code)),
+    findLink: timed('findLink', (code) => store.findLink(code)),
+    ping: timed('ping', () => store.ping()),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import Fastify from 'fastify';
+import { buildApp, type AppDeps } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
+import { registerHealthRoutes } from '../../src/http/routes/health.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Store } from '../../src/store/store.ts';
+import { tempDir, testConfig } from '../helpers/app.ts';
+import { appFor, assertError, TEXT } from './support.ts';
+
+/**
+ * An app on a real SQLite store, changed by `wrap` (e.g. a ping that throws), with its own
+ * log lines collected.
+ */
+async function appWithStore(
+  t: TestContext,
+  wrap: (store: Store) => Store,
+  extra: Partial<AppDeps> = {},
+  overrides: Partial<Config> = {},
+) {
+  const dir = tempDir();
+  const store = openSqliteStore({ path: join(dir.path, 'test.db') });
+  const chunks: string[] = [];
+  const app = await buildApp({
+    config: testConfig(overrides),
+    store: wrap(store),
+    logStream: { write: (chunk: string) => void chunks.push(chunk) },
+    ...extra,
+  });
+  await app.ready();
+  t.after(async () => {
+    await app.close();
+    await store.close();
+    dir.remove();
+  });
+  return { app, lines: () => chunks.join('').split('\n').filter((line) => line !== '') };
+}
+
+const failingPing = (store: Store): Store => ({
+  ...store,
+  ping: async () => {
+    throw new Error('SQLITE_IOERR: disk I/O error at /secret/path');
+  },
+});
+
+describe('GET /healthz', () => {
+  test('answers 200 ok in plain text, never cached', async (t) => {
+    const { app } = await appFor(t);
+    const response = await app.inject({ method: 'GET', url: '/healthz' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], TEXT);
+    assert.equal(response.headers['cache-control'], 'no-store');
+    assert.equal(response.body, 'ok');
+    const head = await app.inject({ method: 'HEAD', url: '/healthz' });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.body, '');
+  });
+
+  test('stays 200 while the storage is down: the process itself is alive', async (t) => {
+    const { app } = await appWithStore(t, failingPing);
+    assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+  });
+});
+
+describe('GET /readyz', () => {
+  test('answers 200 ok when the storage answers', async (t) => {
+    const { app } = await appFor(t);
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], TEXT);
+    assert.equal(response.headers['cache-control'], 'no-store');
+    assert.equal(response.body, 'ok');
+    assert.equal((await app.inject({ method: 'HEAD', url: '/readyz' })).statusCode, 200);
+  });
+
+  test('answers 503 with Retry-After when the storage does not answer, without leaking the cause', async (t) => {
+    const { app } = await appWithStore(t, failingPing);
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assertError(response, 503, 'handle request');
+    assert.equal(response.body, 'Unable to handle request: storage unavailable');
+    assert.equal(response.headers['retry-after'], '1');
+    assert.equal(response.headers['cache-control'], 'no-store');
+    assert.equal((await app.inject({ method: 'HEAD', url: '/readyz' })).statusCode, 503);
+  });
+
+  test('recovers by itself once the storage answers again', async (t) => {
+    let down = true;
+    const { app } = await appWithStore(t, (store) => ({
+      ...store,
+      ping: async () => {
+        if (down) throw new Error('down');
+        return store.ping();
+      },
+    }));
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
+    down = false;
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  });
+
+  test('fails on a required extra check, naming it', async (t) => {
+    const { app } = await appWithStore(t, (store) => store, {
+      readiness: [{ name: 'queue', check: () => Promise.reject(new Error('refused')) }],
+    });
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.body, 'Unable to handle request: queue unavailable');
+  });
+
+  test('stays ready when an optional dependency (Redis) is away, and says so', async (t) => {
+    const { app } = await appWithStore(t, (store) => store, {
+      readiness: [{ name: 'redis', required: false, check: () => Promise.reject(new Error('ECONNREFUSED')) }],
+    });
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.body, 'ok (redis unavailable)');
+  });
+
+  test('names every failing dependency when the storage is down too', async (t) => {
+    const { app } = await appWithStore(t, failingPing, {
+      readiness: [{ name: 'redis', required: false, check: () => Promise.reject(new Error('ECONNREFUSED')) }],
+    });
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.body, 'Unable to handle request: storage unavailable, redis unavailable');
+  });
+
+  test('counts a check that does not answer in time as failed', async (t) => {
+    const app = Fastify({ exposeHeadRoutes: false });
+    t.after(() => app.close());
+    registerHealthRoutes(app, [{ name: 'storage', check: () => new Promise(() => {}) }], () => false, 50);
+    const started = performance.now();
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.body, 'Unable to handle request: storage unavailable');
+    assert.ok(performance.now() - started < 1000);
+  });
+
+  test('answers 503 once shutdown has begun, so load balancers stop sending requests', async () => {
+    const app = Fastify({ exposeHeadRoutes: false });
+    let closing = false;
+    registerHealthRoutes(app, [{ name: 'storage', check: async () => {} }], () => closing);
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+    closing = true;
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 503);
+    assert.equal(response.body, 'Unable to handle request: shutting down');
+    await app.close();
+  });
+});
+
+describe('health endpoints', () => {
+  test('are never rate limited, even for a client past every limit', async (t) => {
+    const tiny = { limit: 1, windowMs: 60_000 };
+    const { app } = await appFor(t, {
+      rateLimit: true,
+      rateLimitExempt: [],
+      rateLimits: { newAccount: tiny, failedAuth: tiny, createLink: tiny, resolve: tiny, unknownCode: tiny },
+    });
+    // Use up the limits first.
+    for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url: '/v1/get/nosuchcode' });
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/get/nosuchcode' })).statusCode, 429);
+    for (let i = 0; i < 30; i++) {
+      assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+    }
+  });
+
+  test('log their requests at debug, not info: probes come every few seconds', async (t) => {
+    const quiet = await appWithStore(t, (store) => store, {}, { logLevel: 'info' });
+    await quiet.app.inject({ method: 'GET', url: '/healthz' });
+    await quiet.app.inject({ method: 'GET', url: '/readyz' });
+    assert.deepEqual(quiet.lines(), []);
+
+    const verbose = await appWithStore(t, (store) => store, {}, { logLevel: 'debug' });
+    await verbose.app.inject({ method: 'GET', url: '/readyz' });
+    const entries = verbose.lines().map((line) => JSON.parse(line) as { level: number; url?: string; statusCode?: number });
+    const request = entries.find((entry) => entry.url === '/readyz');
+    assert.ok(request, 'the request is logged at debug');
+    assert.equal(request.level, 20);
+    assert.equal(request.statusCode, 200);
+  });
+});
