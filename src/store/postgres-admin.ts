@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import type {
   AdminAccount, AdminStore, ExportedLink, ImportLink, ImportOptions, ImportOutcome, SetMaxLinksResult,
 } from './admin.ts';
-import { migratePostgres } from './postgres.ts';
+import { connectPostgres } from './postgres.ts';
 import type { AccountRecord, NewAccount } from './store.ts';
 
 export interface PostgresAdminOptions {
@@ -20,20 +20,7 @@ const EXPORT_PAGE = 1000;
  * (their cap check) waits for it, so the cap and the link count stay exact under load.
  */
 export async function openPostgresAdminStore(options: PostgresAdminOptions): Promise<AdminStore> {
-  const sql: Sql = postgres(options.url, {
-    max: 2,
-    onnotice: () => {},
-    connect_timeout: 5,
-    // int8 columns (uid, accesses) as numbers, as the server's store reads them.
-    types: { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } },
-    connection: { application_name: 'shortlink-admin' },
-  }) as unknown as Sql;
-  try {
-    await migratePostgres(sql);
-  } catch (error) {
-    await sql.end({ timeout: 1 });
-    throw error;
-  }
+  const sql = await connectPostgres(options.url, 2, 'shortlink-admin');
 
   async function findAccount(tx: Sql | postgres.TransactionSql<Record<string, never>>, uid: number, lock = false) {
     const [row] = lock

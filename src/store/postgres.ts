@@ -68,10 +68,13 @@ export async function migratePostgres(sql: Sql): Promise<number> {
   });
 }
 
-/** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
-export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
-  const sql: Sql = postgres(options.url, {
-    max: options.max ?? 10,
+/**
+ * A connection pool with the project's settings (numbers for int8, fast reconnects), its
+ * schema migrated. Shared by the server's store and the admin store.
+ */
+export async function connectPostgres(url: string, max: number, applicationName: string): Promise<Sql> {
+  const sql: Sql = postgres(url, {
+    max,
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
@@ -83,7 +86,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     backoff: () => 0,
     // int8 columns (uid, accesses) fit in a double for any realistic count.
     types: { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } },
-    connection: { application_name: 'shortlink' },
+    connection: { application_name: applicationName },
   }) as unknown as Sql;
   try {
     await migratePostgres(sql);
@@ -91,6 +94,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     await sql.end({ timeout: 1 });
     throw error;
   }
+  return sql;
+}
+
+/** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
+export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
+  const sql = await connectPostgres(options.url, options.max ?? 10, 'shortlink');
 
   const counter = createGroupCommit<LinkRecord>(async (increments) => {
     const codes = [...increments.keys()];
