@@ -17,9 +17,11 @@ export async function startProcess(options: {
   cwd: string;
   env: Record<string, string>;
   cpu: number | undefined;
+  /** Flags for node itself, before the script (e.g. --cpu-prof). */
+  nodeArgs?: readonly string[];
 }): Promise<RunningProcess> {
-  const node = process.execPath;
-  const command = options.cpu === undefined ? [node, options.script] : ['taskset', '-c', String(options.cpu), node, options.script];
+  const node = [process.execPath, ...(options.nodeArgs ?? []), options.script];
+  const command = options.cpu === undefined ? node : ['taskset', '-c', String(options.cpu), ...node];
   // Request logging stays on (the default); lines go to a file, as under a process manager.
   const logDir = mkdtempSync(join(tmpdir(), 'shortlink-bench-log-'));
   const logFile = join(logDir, 'server.log');
