@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: load benchmarks of the real server against a bare node:http baseline
- * measured in the same run. Never part of `npm test`.
+ * measured in the same run: each measured round is paired with a baseline round just
+ * before it, and the ratio is the median of the pairs. Never part of `npm test`.
  *
  * Environment: BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3),
  * BENCH_CONNECTIONS (default 50), BENCH_SCALE ("quick" skips the 1M-link point).
@@ -44,26 +45,47 @@ console.log(
     (pinned ? ', server on CPU 0, load on CPU 1' : ', not pinned (no taskset)'),
 );
 
-/** Runs warm-up plus ROUNDS measured rounds and keeps the median round by req/s. */
-async function measure(base: string, paths: string | readonly string[], method = 'GET', headers: Record<string, string> = {}) {
+// The baseline server runs for the whole benchmark, idle except while it is measured. Every
+// measured round of a workload is paired with a round against it, right before, so the
+// ratio compares two runs a few seconds apart: this machine's speed drifts by ±15% over
+// minutes (other tenants), which a single baseline at the start would fold into every ratio.
+const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: pinned ? 0 : undefined });
+const bareRounds: LoadResult[] = [];
+
+interface Measured extends LoadResult {
+  all: LoadResult[];
+  warmupOk: number;
+  /** Median over the rounds of (round req/s ÷ its paired baseline round's req/s). */
+  ratio: number;
+}
+
+/** Runs a warm-up, then ROUNDS rounds each paired with a baseline round; keeps the median. */
+async function measure(base: string, paths: string | readonly string[], method = 'GET', headers: Record<string, string> = {}): Promise<Measured> {
   const target = { base, paths: typeof paths === 'string' ? [paths] : paths, method, headers, connections: CONNECTIONS };
   const warmup = await load.run({ ...target, seconds: Math.min(2, DURATION) });
   const rounds: LoadResult[] = [];
-  for (let i = 0; i < ROUNDS; i++) rounds.push(await load.run({ ...target, seconds: DURATION }));
+  const ratios: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const baseline = await load.run({ base: bare.url, paths: ['/'], method: 'GET', headers: {}, connections: CONNECTIONS, seconds: DURATION });
+    bareRounds.push(baseline);
+    const round = await load.run({ ...target, seconds: DURATION });
+    rounds.push(round);
+    ratios.push(baseline.rps === 0 ? 0 : round.rps / baseline.rps);
+  }
   const rps = median(rounds.map((r) => r.rps));
   const chosen = rounds.find((r) => r.rps === rps)!;
-  return { ...chosen, all: rounds, warmupOk: warmup.ok };
+  return { ...chosen, all: rounds, warmupOk: warmup.ok, ratio: median(ratios) };
 }
 
 const rows: Row[] = [];
-function record(scenario: string, links: number, result: LoadResult, baseline: number, server: RunningProcess) {
+function record(scenario: string, links: number, result: LoadResult & { ratio: number }, server: RunningProcess) {
   const row: Row = {
     scenario,
     links,
     rps: Math.round(result.rps),
     p50: result.p50,
     p99: result.p99,
-    ratio: baseline === 0 ? 1 : Math.round((result.rps / baseline) * 100) / 100,
+    ratio: Math.round(result.ratio * 100) / 100,
     rssMb: Math.round(server.rssBytes() / 2 ** 20),
     errors: result.non2xx + result.errors,
   };
@@ -74,12 +96,8 @@ function record(scenario: string, links: number, result: LoadResult, baseline: n
   );
 }
 
-// 1. The baseline.
-const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: pinned ? 0 : undefined });
-const bareResult = await measure(bare.url, '/');
-const baseline = bareResult.rps;
-record('bare node:http', 0, bareResult, 0, bare);
-await bare.stop();
+// 1. The baseline, warmed up once; its rounds are interleaved with every workload's.
+await load.run({ base: bare.url, paths: ['/'], method: 'GET', headers: {}, connections: CONNECTIONS, seconds: Math.min(2, DURATION) });
 
 // 2. The service at several sizes; the full table at 100k links.
 const results: Record<string, unknown> = {};
@@ -101,25 +119,25 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
   const uniform = await measure(server.url, resolvePaths);
   answeredResolutions += uniform.all.reduce((sum, r) => sum + r.ok, 0) + uniform.warmupOk;
   rounds += ROUNDS + 1;
-  record(name('resolve, uniform'), size, uniform, baseline, server);
+  record(name('resolve, uniform'), size, uniform, server);
 
   if (full) {
     const hot = await measure(server.url, `/v1/get/${data.codes[0]}`);
     answeredResolutions += hot.all.reduce((sum, r) => sum + r.ok, 0) + hot.warmupOk;
-    record(name('resolve, one hot link'), size, hot, baseline, server);
+    record(name('resolve, one hot link'), size, hot, server);
 
     const redirect = await measure(server.url, redirectPaths);
     answeredResolutions += redirect.all.reduce((sum, r) => sum + r.ok, 0) + redirect.warmupOk;
     rounds += 2 * (ROUNDS + 1);
-    record(name('redirect, uniform'), size, redirect, baseline, server);
+    record(name('redirect, uniform'), size, redirect, server);
 
     const auth = { authorization: `Bearer ${data.accessCode}` };
-    record(name('list links (20 per account)'), size, await measure(server.url, '/v1/links', 'GET', auth), baseline, server);
+    record(name('list links (20 per account)'), size, await measure(server.url, '/v1/links', 'GET', auth), server);
     const create = await measure(server.url, '/v1/link?url=https%3A%2F%2Fexample.com%2Fnew', 'GET', {
       authorization: `Bearer ${data.bigAccessCode}`,
     });
-    record(name('create link (generated code)'), size, create, baseline, server);
-    record(name('new_account'), size, await measure(server.url, '/v1/new_account'), baseline, server);
+    record(name('create link (generated code)'), size, create, server);
+    record(name('new_account'), size, await measure(server.url, '/v1/new_account'), server);
   }
   await server.stop();
 
@@ -169,6 +187,13 @@ if (postgresUrl) {
 } else {
   console.log('PostgreSQL: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to add its table.');
 }
+
+// The baseline's own row: the median of all its rounds.
+const bareRps = median(bareRounds.map((r) => r.rps));
+const bareChosen = bareRounds.find((r) => r.rps === bareRps)!;
+record('bare node:http (all paired rounds)', 0, { ...bareChosen, ratio: 1 }, bare);
+rows.unshift(rows.pop()!);
+await bare.stop();
 
 const resultsDir = join(ROOT, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });

@@ -238,7 +238,9 @@ export async function buildApp({
   });
   const authenticate = createAuthenticate(accounts, limits);
 
-  registerAccountRoutes(app, accounts, authenticate, limits);
+  // GET /v1/get_account shows the account itself: always read from the store, so MaxLinks is
+  // current and a storage outage answers 503 like every other operation.
+  registerAccountRoutes(app, accounts, createAuthenticate(accounts, limits, { fresh: true }), limits);
   registerLinkRoutes(app, links, authenticate, limits, config.baseUrl);
   registerResolveRoutes(app, links, limits, config.redirectStatus);
   registerHealthRoutes(app, [{ name: 'storage', check: () => store.ping() }, ...readiness], () => closing);
