@@ -25,6 +25,7 @@ const scenario = process.argv[2] ?? 'resolve';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -87,9 +88,36 @@ for (const node of profile.nodes) {
     ?? (where.startsWith('src/') ? where.split('/').slice(0, 2).join('/') : where.startsWith('node:') ? 'node internals' : functionName.startsWith('(') ? functionName : 'native/other');
   byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + micros);
 }
+// Inclusive time: a function's own samples plus everything it called (recursion counted once).
+const nodesById = new Map(profile.nodes.map((node) => [node.id, node]));
+const keyOf = (node: ProfileNode) => {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url.replace(/^file:\/\//, '').replace(ROOT + '/', '');
+  return `${functionName || '(anonymous)'} ${where ? `${where}:${lineNumber + 1}` : ''}`.trim();
+};
+const inclusive = new Map<string, number>();
+function walk(id: number, open: Set<string>): number {
+  const node = nodesById.get(id)!;
+  let micros = selfMicros.get(id) ?? 0;
+  const key = keyOf(node);
+  const outermost = !open.has(key);
+  if (outermost) open.add(key);
+  for (const child of node.children ?? []) micros += walk(child, open);
+  if (outermost) {
+    open.delete(key);
+    inclusive.set(key, (inclusive.get(key) ?? 0) + micros);
+  }
+  return micros;
+}
+walk(profile.nodes[0]!.id, new Set());
+const isRoot = (key: string) => /^\((root|program|idle|garbage collector)\)/.test(key);
+for (const key of [...inclusive.keys()]) if (isRoot(key)) inclusive.delete(key);
+
 const top = (map: Map<string, number>, n: number) =>
   [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, n)
     .map(([key, micros]) => `${((micros / total) * 100).toFixed(1).padStart(5)}%  ${key}`).join('\n');
 console.log(`\nSelf time by package (${(total / 1e6).toFixed(1)} s sampled):\n${top(byPackage, 15)}`);
 console.log(`\nSelf time by function:\n${top(byFunction, 30)}`);
+console.log(`\nInclusive time (the function and what it called), project code first:\n${top(new Map([...inclusive].filter(([key]) => key.includes('src/'))), 25)}`);
+console.log(`\nInclusive time, everything:\n${top(inclusive, 25)}`);
 console.log(`\nProfile: ${join(outDir, file)}`);
