@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { DomainError, ErrorCode } from '../errors.ts';
+import { createBatcher } from './batcher.ts';
 import { createGroupCommit, type CountedLink } from './group-commit.ts';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres.ts';
 import type {
@@ -39,15 +40,6 @@ async function guarded<R>(work: Promise<R>): Promise<R> {
     return await work;
   } catch (error) {
     throw translate(error);
-  }
-}
-
-/** Thrown inside a transaction to roll it back with a known outcome. */
-class Outcome extends Error {
-  readonly result: CreateLinkResult;
-  constructor(result: CreateLinkResult) {
-    super(result);
-    this.result = result;
   }
 }
 
@@ -119,17 +111,46 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     return results;
   });
 
+  // Creates are batched (src/store/batcher.ts): one statement and one commit for all the
+  // creates that arrive while the previous batch is written. Per create, a transaction of
+  // its own held the account's row lock across two round trips and a commit, so creates
+  // for one account ran one at a time (~800/s measured with 50 concurrent clients).
+  const linkCreates = createBatcher<NewLink, CreateLinkResult>(async (links) => {
+    // Account rows are locked in uid order (stable: arrival order within an account), so
+    // batches of different instances cannot wait on each other in a cycle.
+    const order = links.map((_, i) => i).sort((a, b) => links[a]!.createdBy - links[b]!.createdBy);
+    const sorted = order.map((i) => links[i]!);
+    const [row] = await guarded(sql<{ results: CreateLinkResult[] }[]>`
+      SELECT shortlink_create_links(
+        ${sql.array(sorted.map((l) => l.shortCode), 25)}::text[],
+        ${sql.array(sorted.map((l) => l.pointsTo), 25)}::text[],
+        ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
+        ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[]
+      ) AS results`);
+    const results = new Array<CreateLinkResult>(links.length);
+    order.forEach((original, position) => (results[original] = row!.results[position]!));
+    return results;
+  });
+
+  const accountCreates = createBatcher<NewAccount, AccountRecord>(async (accounts) => {
+    const rows = await guarded(sql<(AccountRecord & { codeHash: string })[]>`
+      INSERT INTO accounts (code_hash, date_created, max_links)
+      SELECT * FROM unnest(
+        ${sql.array(accounts.map((a) => a.codeHash), 25)}::text[],
+        ${sql.array(accounts.map((a) => a.dateCreated), 25)}::text[],
+        ${sql.array(accounts.map((a) => a.maxLinks), 23)}::int[])
+      RETURNING code_hash AS "codeHash", uid, date_created AS "dateCreated", max_links AS "maxLinks"`);
+    const byHash = new Map(rows.map(({ codeHash, ...account }) => [codeHash, account]));
+    return accounts.map((a) => byHash.get(a.codeHash)!);
+  });
+
   let closed = false;
 
   return {
     engine: 'postgres',
 
-    async createAccount(account: NewAccount) {
-      const [row] = await guarded(sql<AccountRecord[]>`
-        INSERT INTO accounts (code_hash, date_created, max_links)
-        VALUES (${account.codeHash}, ${account.dateCreated}, ${account.maxLinks})
-        RETURNING uid, date_created AS "dateCreated", max_links AS "maxLinks"`);
-      return row!;
+    createAccount(account: NewAccount) {
+      return accountCreates.run(account);
     },
 
     async findAccountByCodeHash(codeHash: string) {
@@ -138,26 +159,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return row;
     },
 
-    async createLink(link: NewLink) {
-      try {
-        return await guarded(
-          sql.begin(async (tx) => {
-            const slot = await tx`
-              UPDATE accounts SET link_count = link_count + 1
-              WHERE uid = ${link.createdBy} AND link_count < max_links RETURNING uid`;
-            if (slot.length === 0) throw new Outcome('cap_reached');
-            const inserted = await tx`
-              INSERT INTO links (short_code, points_to, created_by, date_created)
-              VALUES (${link.shortCode}, ${link.pointsTo}, ${link.createdBy}, ${link.dateCreated})
-              ON CONFLICT (short_code) DO NOTHING RETURNING id`;
-            if (inserted.length === 0) throw new Outcome('taken');
-            return 'created' as const;
-          }),
-        );
-      } catch (error) {
-        if (error instanceof Outcome) return error.result;
-        throw error;
-      }
+    createLink(link: NewLink) {
+      return linkCreates.run(link);
     },
 
     async deleteLink(shortCode: string, accountUid: number) {
@@ -203,6 +206,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       if (closed) return;
       closed = true;
       await counter.drain();
+      await linkCreates.drain();
+      await accountCreates.drain();
       await sql.end({ timeout: 5 });
     },
   };

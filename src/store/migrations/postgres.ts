@@ -23,4 +23,34 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX links_by_account ON links (created_by, id);
   `,
+  // 2: creates in batches. One call applies many creates in order, each with the cap
+  // checked before uniqueness exactly as before, in one statement (one round trip, one
+  // commit). A create whose shortcode is taken gives its slot back at once, inside the
+  // same transaction, so no other transaction ever sees the extra count.
+  `
+  CREATE FUNCTION shortlink_create_links(codes text[], targets text[], owners bigint[], created text[])
+  RETURNS text[] LANGUAGE plpgsql AS $$
+  DECLARE
+    results text[] := '{}';
+  BEGIN
+    FOR i IN 1 .. coalesce(array_length(codes, 1), 0) LOOP
+      UPDATE accounts SET link_count = link_count + 1 WHERE uid = owners[i] AND link_count < max_links;
+      IF NOT FOUND THEN
+        results := results || 'cap_reached'::text;
+        CONTINUE;
+      END IF;
+      INSERT INTO links (short_code, points_to, created_by, date_created)
+      VALUES (codes[i], targets[i], owners[i], created[i])
+      ON CONFLICT (short_code) DO NOTHING;
+      IF FOUND THEN
+        results := results || 'created'::text;
+      ELSE
+        UPDATE accounts SET link_count = link_count - 1 WHERE uid = owners[i];
+        results := results || 'taken'::text;
+      END IF;
+    END LOOP;
+    RETURN results;
+  END
+  $$;
+  `,
 ];

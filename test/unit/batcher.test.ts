@@ -1,0 +1,62 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createBatcher } from '../../src/store/batcher.ts';
+
+describe('createBatcher', () => {
+  test('calls made in one turn run as one batch, answered in order', async () => {
+    const batches: number[][] = [];
+    const batcher = createBatcher<number, number>(async (items) => {
+      batches.push([...items]);
+      return items.map((n) => n * 10);
+    });
+    const answers = await Promise.all([1, 2, 3].map((n) => batcher.run(n)));
+    assert.deepEqual(answers, [10, 20, 30]);
+    assert.deepEqual(batches, [[1, 2, 3]]);
+  });
+
+  test('calls made while a batch runs form the next batch; one batch at a time', async () => {
+    const batches: number[][] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const batcher = createBatcher<number, number>(async (items) => {
+      running++;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      batches.push([...items]);
+      await sleep(20);
+      running--;
+      return items;
+    });
+    const first = batcher.run(1);
+    await sleep(5); // the first batch is now running
+    const later = [batcher.run(2), batcher.run(3)];
+    await Promise.all([first, ...later]);
+    assert.deepEqual(batches, [[1], [2, 3]]);
+    assert.equal(mostAtOnce, 1);
+  });
+
+  test('when a batch fails, each item runs alone and only the bad one fails', async () => {
+    const batches: string[][] = [];
+    const batcher = createBatcher<string, string>(async (items) => {
+      batches.push([...items]);
+      if (items.includes('bad')) throw new Error('refused');
+      return items.map((item) => item.toUpperCase());
+    });
+    const results = await Promise.allSettled(['a', 'bad', 'c'].map((item) => batcher.run(item)));
+    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), ['A', 'refused', 'C']);
+    assert.deepEqual(batches[0], ['a', 'bad', 'c']);
+    assert.deepEqual(batches.slice(1).sort(), [['a'], ['bad'], ['c']]);
+  });
+
+  test('drain settles only after every call made so far is answered', async () => {
+    const answered: number[] = [];
+    const batcher = createBatcher<number, number>(async (items) => {
+      await sleep(10);
+      return items;
+    });
+    for (const n of [1, 2, 3]) void batcher.run(n).then((value) => answered.push(value));
+    await batcher.drain();
+    await Promise.resolve(); // the .then callbacks above run after the answers
+    assert.deepEqual(answered, [1, 2, 3]);
+  });
+});
