@@ -23,7 +23,8 @@ export interface Preloaded {
   /** An account with a huge cap (for the create benchmark). */
   readonly bigAccessCode: string;
   totalAccesses(): Promise<number>;
-  bytesPerLink(): Promise<number>;
+  /** Database size per preloaded link, measured right after the preload (before any load). */
+  readonly bytesPerLink: number;
   remove(): Promise<void>;
 }
 
@@ -78,7 +79,9 @@ export async function preloadSqlite(links: number): Promise<Preloaded> {
   db.exec('COMMIT');
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.close();
+  const bytesPerLink = Math.round(statSync(path).size / links);
   return {
+    bytesPerLink,
     path,
     codes: p.codes,
     accessCode: p.accessCode,
@@ -88,12 +91,6 @@ export async function preloadSqlite(links: number): Promise<Preloaded> {
       const row = reader.prepare('SELECT SUM(accesses) AS total FROM links').get() as { total: number };
       reader.close();
       return row.total;
-    },
-    async bytesPerLink() {
-      const reader = new DatabaseSync(path);
-      reader.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      reader.close();
-      return Math.round(statSync(path).size / links);
     },
     async remove() {
       rmSync(dir, { recursive: true, force: true });
@@ -119,7 +116,12 @@ export async function preloadPostgres(adminUrl: string, links: number): Promise<
     await sql`INSERT INTO links ${sql(rows, 'short_code', 'points_to', 'created_by', 'date_created')}`;
   }
   await sql`VACUUM ANALYZE`;
+  // Both tables with their indexes, like the SQLite file size.
+  const [size] = await sql<{ bytes: string }[]>`
+    SELECT (pg_total_relation_size('links') + pg_total_relation_size('accounts'))::text AS bytes`;
+  const bytesPerLink = Math.round(Number(size!.bytes) / links);
   return {
+    bytesPerLink,
     path: database.url,
     codes: p.codes,
     accessCode: p.accessCode,
@@ -127,10 +129,6 @@ export async function preloadPostgres(adminUrl: string, links: number): Promise<
     async totalAccesses() {
       const [row] = await sql<{ total: string }[]>`SELECT SUM(accesses)::text AS total FROM links`;
       return Number(row!.total);
-    },
-    async bytesPerLink() {
-      const [row] = await sql<{ bytes: string }[]>`SELECT pg_total_relation_size('links')::text AS bytes`;
-      return Math.round(Number(row!.bytes) / links);
     },
     async remove() {
       await sql.end();

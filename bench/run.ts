@@ -146,7 +146,7 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
   const stored = await data.totalAccesses();
   const slack = CONNECTIONS * rounds;
   const ok = stored >= answeredResolutions && stored <= answeredResolutions + slack;
-  const bytesPerLink = await data.bytesPerLink();
+  const bytesPerLink = data.bytesPerLink;
   console.log(
     `  ${label} counts at ${size} links: ${answeredResolutions} resolutions answered, ${stored} stored ` +
       `(${ok ? 'consistent' : 'MISMATCH'}; in-flight slack ${slack}); ${bytesPerLink} bytes per link`,
