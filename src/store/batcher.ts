@@ -5,9 +5,12 @@
  * batch holds everything that arrived during the previous one, and a lone call waits for
  * nothing but its own turn.
  *
- * `runBatch` answers one result per item, in order, or throws; when a batch of several
- * throws, each item is run again on its own, so one bad item (or a deadlock with another
- * instance) costs only itself a failure.
+ * `runBatch` answers one result per item, in order, or throws. A failure fails every item
+ * of the batch, unless `retryAlone(error)` says the batch certainly left nothing behind
+ * (the database refused it and rolled it back: a deadlock, a constraint): then each item
+ * of a batch of several runs again on its own, so one bad item costs only itself a
+ * failure. Never retry an error that leaves the outcome unknown (a connection lost around
+ * COMMIT): the batch may have been applied, and running it again would apply it twice.
  */
 export interface Batcher<I, O> {
   run(item: I): Promise<O>;
@@ -21,7 +24,10 @@ interface Waiting<I, O> {
   reject(error: unknown): void;
 }
 
-export function createBatcher<I, O>(runBatch: (items: readonly I[]) => Promise<readonly O[]>): Batcher<I, O> {
+export function createBatcher<I, O>(
+  runBatch: (items: readonly I[]) => Promise<readonly O[]>,
+  { retryAlone = () => false }: { retryAlone?: (error: unknown) => boolean } = {},
+): Batcher<I, O> {
   let queue: Waiting<I, O>[] = [];
   let scheduled = false;
   let inFlight: Promise<void> | undefined;
@@ -31,8 +37,8 @@ export function createBatcher<I, O>(runBatch: (items: readonly I[]) => Promise<r
       const results = await runBatch(batch.map((waiting) => waiting.item));
       batch.forEach((waiting, i) => waiting.resolve(results[i]!));
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
+      if (batch.length === 1 || !retryAlone(error)) {
+        for (const waiting of batch) waiting.reject(error);
         return;
       }
       await Promise.all(batch.map((waiting) => settle([waiting])));

@@ -1,12 +1,14 @@
 /**
- * Group commit for access counting. Resolutions that arrive while the event loop is busy
- * are gathered per shortcode and written together: one transaction for the whole batch and
- * one `accesses = accesses + n` per distinct link. Each caller's promise settles only after
- * that transaction has committed, so nothing is answered before it is durable, and the n
- * callers of one link are handed n consecutive counts, never the same one twice.
+ * Group commit for access counting. Resolutions that arrive while the previous batch is
+ * being written are gathered and written together (src/store/batcher.ts): one transaction
+ * for the whole batch and one `accesses = accesses + n` per distinct link. Each caller's
+ * promise settles only after that transaction has committed, so nothing is answered before
+ * it is durable, and the n callers of one link are handed n consecutive counts, never the
+ * same one twice.
  */
 
 import { channel } from 'node:diagnostics_channel';
+import { createBatcher } from './batcher.ts';
 
 /** What `GROUP_COMMIT_CHANNEL` publishes after each batch (read by src/metrics/). */
 export interface BatchEvent {
@@ -34,11 +36,6 @@ export interface CountedLink<T> {
  */
 export type ApplyIncrements<T> = (increments: ReadonlyMap<string, number>) => Promise<Map<string, CountedLink<T>>>;
 
-interface Waiter<T> {
-  resolve(value: T | undefined, accesses: number): void;
-  reject(error: unknown): void;
-}
-
 export interface GroupCommit<T> {
   /** Counts one access to `shortCode`; settles with the row and this access's own count. */
   count(shortCode: string): Promise<{ row: T; accesses: number } | undefined>;
@@ -47,75 +44,37 @@ export interface GroupCommit<T> {
 }
 
 export function createGroupCommit<T>(apply: ApplyIncrements<T>): GroupCommit<T> {
-  let pending = new Map<string, Waiter<T>[]>();
-  let scheduled = false;
-  let inFlight: Promise<void> | undefined;
-
-  async function flush(batch: Map<string, Waiter<T>[]>): Promise<void> {
+  // A failed batch is retried access by access (the batcher's rule); the batch is atomic,
+  // so nothing of it was counted, and a storage outage fails each retry at once.
+  const batcher = createBatcher<string, CountedLink<T> | undefined>(async (codes) => {
     const increments = new Map<string, number>();
-    let accesses = 0;
-    for (const [code, waiters] of batch) {
-      increments.set(code, waiters.length);
-      accesses += waiters.length;
-    }
+    for (const code of codes) increments.set(code, (increments.get(code) ?? 0) + 1);
     const started = performance.now();
     let results: Map<string, CountedLink<T>>;
     try {
       results = await apply(increments);
-      if (batches.hasSubscribers) batches.publish({ accesses, durationMs: performance.now() - started, ok: true } satisfies BatchEvent);
     } catch (error) {
-      if (batches.hasSubscribers) batches.publish({ accesses, durationMs: performance.now() - started, ok: false } satisfies BatchEvent);
-      for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
-      return;
-    }
-    for (const [code, waiters] of batch) {
-      const result = results.get(code);
-      if (result === undefined) {
-        for (const waiter of waiters) waiter.resolve(undefined, 0);
-        continue;
+      if (batches.hasSubscribers) {
+        batches.publish({ accesses: codes.length, durationMs: performance.now() - started, ok: false } satisfies BatchEvent);
       }
-      // The batch added waiters.length; hand them out in arrival order.
-      let accesses = result.accesses - waiters.length;
-      for (const waiter of waiters) waiter.resolve(result.row, ++accesses);
+      throw error;
     }
-  }
-
-  // One batch at a time: while one is being written, new accesses gather into the next, so
-  // under load a batch holds everything that arrived during the previous commit.
-  function run(): void {
-    scheduled = false;
-    if (inFlight !== undefined || pending.size === 0) return;
-    const batch = pending;
-    pending = new Map();
-    inFlight = flush(batch).finally(() => {
-      inFlight = undefined;
-      if (pending.size > 0) run();
+    if (batches.hasSubscribers) {
+      batches.publish({ accesses: codes.length, durationMs: performance.now() - started, ok: true } satisfies BatchEvent);
+    }
+    // The batch added increments.get(code) to each link; hand the counts out in arrival order.
+    const last = new Map<string, number>();
+    return codes.map((code) => {
+      const result = results.get(code);
+      if (result === undefined) return undefined;
+      const accesses = (last.get(code) ?? result.accesses - increments.get(code)!) + 1;
+      last.set(code, accesses);
+      return { row: result.row, accesses };
     });
-  }
+  });
 
   return {
-    count(shortCode) {
-      return new Promise((resolve, reject) => {
-        let waiters = pending.get(shortCode);
-        if (waiters === undefined) {
-          waiters = [];
-          pending.set(shortCode, waiters);
-        }
-        waiters.push({
-          resolve: (row, accesses) => resolve(row === undefined ? undefined : { row, accesses }),
-          reject,
-        });
-        if (!scheduled && inFlight === undefined) {
-          scheduled = true;
-          setImmediate(run);
-        }
-      });
-    },
-    async drain() {
-      while (inFlight !== undefined || pending.size > 0) {
-        if (inFlight === undefined) run();
-        await inFlight;
-      }
-    },
+    count: (shortCode) => batcher.run(shortCode),
+    drain: () => batcher.drain(),
   };
 }

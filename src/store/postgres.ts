@@ -35,6 +35,15 @@ function translate(error: unknown): unknown {
     : error;
 }
 
+/**
+ * True when PostgreSQL itself refused a statement (an SQLSTATE outside the "unavailable"
+ * classes): its transaction was rolled back, so running the work again cannot apply it twice.
+ */
+function refusedByServer(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !isUnavailable(error);
+}
+
 async function guarded<R>(work: Promise<R>): Promise<R> {
   try {
     return await work;
@@ -130,7 +139,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     const results = new Array<CreateLinkResult>(links.length);
     order.forEach((original, position) => (results[original] = row!.results[position]!));
     return results;
-  });
+  }, { retryAlone: refusedByServer });
 
   const accountCreates = createBatcher<NewAccount, AccountRecord>(async (accounts) => {
     const rows = await guarded(sql<(AccountRecord & { codeHash: string })[]>`
@@ -142,7 +151,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       RETURNING code_hash AS "codeHash", uid, date_created AS "dateCreated", max_links AS "maxLinks"`);
     const byHash = new Map(rows.map(({ codeHash, ...account }) => [codeHash, account]));
     return accounts.map((a) => byHash.get(a.codeHash)!);
-  });
+  }, { retryAlone: refusedByServer });
 
   let closed = false;
 

@@ -35,13 +35,24 @@ describe('createBatcher', () => {
     assert.equal(mostAtOnce, 1);
   });
 
-  test('when a batch fails, each item runs alone and only the bad one fails', async () => {
+  test('a failed batch fails every item, and is not run again, unless the error allows it', async () => {
+    const batches: string[][] = [];
+    const batcher = createBatcher<string, string>(async (items) => {
+      batches.push([...items]);
+      throw new Error('connection lost');
+    });
+    const results = await Promise.allSettled(['a', 'b'].map((item) => batcher.run(item)));
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+    assert.deepEqual(batches, [['a', 'b']]);
+  });
+
+  test('when a batch is refused with a retryable error, each item runs alone and only the bad one fails', async () => {
     const batches: string[][] = [];
     const batcher = createBatcher<string, string>(async (items) => {
       batches.push([...items]);
       if (items.includes('bad')) throw new Error('refused');
       return items.map((item) => item.toUpperCase());
-    });
+    }, { retryAlone: (error) => (error as Error).message === 'refused' });
     const results = await Promise.allSettled(['a', 'bad', 'c'].map((item) => batcher.run(item)));
     assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), ['A', 'refused', 'C']);
     assert.deepEqual(batches[0], ['a', 'bad', 'c']);
