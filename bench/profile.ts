@@ -4,7 +4,7 @@
  * time went (self time per function, and per package). The raw profile is kept for Chrome
  * DevTools or speedscope.
  *
- * Scenarios: resolve, redirect, list, create, new_account. Environment: PROFILE_SECONDS
+ * Scenarios: resolve, redirect, list, list_empty, create, new_account, get_account. Environment: PROFILE_SECONDS
  * (default 10), PROFILE_LINKS (default 100000), BENCH_CONNECTIONS (default 50).
  */
 import { spawnSync } from 'node:child_process';
@@ -56,6 +56,9 @@ const targets: Record<string, Omit<LoadTarget, 'base' | 'connections' | 'seconds
     headers: { authorization: `Bearer ${data.bigAccessCode}` },
   },
   new_account: { paths: ['/v1/new_account'], method: 'GET', headers: {} },
+  get_account: { paths: ['/v1/get_account'], method: 'GET', headers: { authorization: `Bearer ${data.accessCode}` } },
+  // The account used by `create` holds no links yet: the fixed cost of an authenticated call.
+  list_empty: { paths: ['/v1/links'], method: 'GET', headers: { authorization: `Bearer ${data.bigAccessCode}` } },
 };
 const target = targets[scenario];
 if (target === undefined) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(targets).join(', ')}`);

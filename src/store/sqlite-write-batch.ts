@@ -23,7 +23,15 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-export function createWriteBatch(db: DatabaseSync, translate: (error: unknown) => unknown): WriteBatch {
+/**
+ * `beforeBegin` runs right before each batch's BEGIN: the store ends its shared read
+ * transaction there (a connection holds one transaction at a time).
+ */
+export function createWriteBatch(
+  db: DatabaseSync,
+  translate: (error: unknown) => unknown,
+  beforeBegin: () => void = () => {},
+): WriteBatch {
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const savepoint = db.prepare('SAVEPOINT write');
@@ -39,6 +47,7 @@ export function createWriteBatch(db: DatabaseSync, translate: (error: unknown) =
     queue = [];
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
+      beforeBegin();
       begin.run();
       for (const item of batch) {
         savepoint.run();

@@ -80,8 +80,39 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ping: db.prepare('SELECT 1 AS ok'),
   } satisfies Record<string, StatementSync>;
 
+  // Reads share one read transaction per turn of the event loop. Alone, every SELECT is a
+  // transaction of its own, and in WAL mode each one takes and drops a lock on the database
+  // file and checks its size: three system calls, more than a lookup by key costs (measured
+  // in isolation: a primary-key SELECT takes 4.7 µs alone, 0.9 µs among 50 in one
+  // transaction; in the server, lists +12–15%). The first read of a turn opens the
+  // transaction and a setImmediate closes it; a write closes it first. It sees everything
+  // committed before it began, and takes no lock that writers or other processes wait for.
+  const beginRead = db.prepare('BEGIN');
+  const endReadStatement = db.prepare('COMMIT');
+  let reading = false;
+  function endRead(): void {
+    if (!reading) return;
+    reading = false;
+    try {
+      endReadStatement.run();
+    } catch {
+      // SQLite already ended it (an I/O error rolls a transaction back)
+    }
+  }
+  function read<R>(work: () => R): Promise<R> {
+    return guarded(() => {
+      if (!reading && !db.isTransaction) {
+        beginRead.run();
+        reading = true;
+        setImmediate(endRead);
+      }
+      return work();
+    });
+  }
+
   /** Runs `work` inside BEGIN IMMEDIATE … COMMIT; rolls back if it throws or returns false. */
   function transaction<R>(work: () => R, keep: (result: R) => boolean = () => true): R {
+    endRead();
     db.exec('BEGIN IMMEDIATE');
     let result: R;
     try {
@@ -126,7 +157,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     ),
   );
 
-  const writes = createWriteBatch(db, translate);
+  const writes = createWriteBatch(db, translate, endRead);
   const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
   let closed = false;
 
@@ -140,7 +171,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
 
     findAccountByCodeHash(codeHash: string) {
-      return guarded(() => statements.findAccount.get(codeHash) as AccountRecord | undefined);
+      return read(() => statements.findAccount.get(codeHash) as AccountRecord | undefined);
     },
 
     createLink(link: NewLink) {
@@ -165,7 +196,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
 
     listLinks(accountUid: number) {
-      return guarded(() => statements.listLinks.all(accountUid) as unknown as LinkRecord[]);
+      return read(() => statements.listLinks.all(accountUid) as unknown as LinkRecord[]);
     },
 
     async resolveLink(shortCode: string) {
@@ -176,7 +207,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     },
 
     findLink(shortCode: string) {
-      return guarded(() => statements.findLink.get(shortCode) as LinkRecord | undefined);
+      return read(() => statements.findLink.get(shortCode) as LinkRecord | undefined);
     },
 
     ping() {
@@ -190,6 +221,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
       closed = true;
       await counter.drain();
       await writes.drain();
+      endRead();
       await checkpointer?.stop();
       db.close();
     },

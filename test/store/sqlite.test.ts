@@ -130,6 +130,37 @@ describe('sqlite store', () => {
     }
   });
 
+  test('reads of one event-loop turn share one snapshot; the next turn sees what others committed meanwhile', async () => {
+    const file = sqliteFile();
+    const other = new DatabaseSync(file.path, { timeout: 1000 });
+    try {
+      const store = file.open();
+      const account = await store.createAccount({ codeHash: 'a'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 5 });
+      assert.equal(await store.createLink({ shortCode: 'snap1', pointsTo: 'https://one.example/', createdBy: account.uid, dateCreated: '2026-01-01T00:00:00.000Z' }), 'created');
+
+      // One synchronous stretch: the store reads, another connection commits, the store reads again.
+      const before = store.listLinks(account.uid);
+      other.prepare('INSERT INTO links (short_code, points_to, created_by, date_created) VALUES (?, ?, ?, ?)')
+        .run('snap2', 'https://two.example/', account.uid, '2026-01-01T00:00:00.000Z');
+      const sameTurn = store.listLinks(account.uid);
+      assert.deepEqual((await before).map((l) => l.shortCode), ['snap1']);
+      assert.deepEqual((await sameTurn).map((l) => l.shortCode), ['snap1'], 'the open read transaction did not block the writer, nor see it');
+
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual((await store.listLinks(account.uid)).map((l) => l.shortCode), ['snap1', 'snap2']);
+
+      // A write ends the shared read first; what it wrote is seen right after.
+      const reading = store.listLinks(account.uid);
+      const created = store.createLink({ shortCode: 'snap3', pointsTo: 'https://three.example/', createdBy: account.uid, dateCreated: '2026-01-01T00:00:00.000Z' });
+      assert.equal((await reading).length, 2);
+      assert.equal(await created, 'created');
+      assert.deepEqual((await store.listLinks(account.uid)).map((l) => l.shortCode), ['snap1', 'snap2', 'snap3']);
+    } finally {
+      other.close();
+      await file.cleanup();
+    }
+  });
+
   test('two stores on one file share the cap, the shortcode space and the counts', async () => {
     // As two processes sharing the file would: nothing may be settled in process memory.
     const file = sqliteFile();
