@@ -19,16 +19,20 @@ describe('createBatcher', () => {
     const batches: number[][] = [];
     let running = 0;
     let mostAtOnce = 0;
+    const { promise: firstStarted, resolve: signalStart } = Promise.withResolvers<void>();
     const batcher = createBatcher<number, number>(async (items) => {
       running++;
       mostAtOnce = Math.max(mostAtOnce, running);
       batches.push([...items]);
+      signalStart();
       await sleep(20);
       running--;
       return items;
     });
     const first = batcher.run(1);
-    await sleep(5); // the first batch is now running
+    // Wait for the batch itself rather than a fixed delay: on a busy machine a 5 ms timer
+    // could fire before the batch started, and 2 and 3 would join it.
+    await firstStarted;
     const later = [batcher.run(2), batcher.run(3)];
     await Promise.all([first, ...later]);
     assert.deepEqual(batches, [[1], [2, 3]]);
