@@ -36,7 +36,7 @@ if (config.workers > 1 && cluster.isPrimary) {
 
 async function openOrFail(config: Config): Promise<Store> {
   try {
-    return await openStore(config.storage);
+    return await openStore(config.storage, { soleProcess: config.workers <= 1 });
   } catch (error) {
     fail(`Unable to start: cannot open the database (${(error as Error).message.split('\n')[0]})`);
   }

@@ -20,6 +20,13 @@ export interface SqliteOptions {
    * `full`: every commit is fsynced as well.
    */
   readonly synchronous?: SqliteSynchronous;
+  /**
+   * Let the reads of one event-loop turn share one read transaction (default true). Only
+   * while this process is the file's only writer, which is what makes it exact: every write
+   * it makes ends the shared read first. Off in `WORKERS` processes, where another process's
+   * acknowledged write must be visible to the next request at once.
+   */
+  readonly shareReads?: boolean;
 }
 
 // SQLite primary result codes that mean "the database cannot serve right now" rather than
@@ -87,6 +94,10 @@ export function openSqliteStore(options: SqliteOptions): Store {
   // transaction; in the server, lists +12–15%). The first read of a turn opens the
   // transaction and a setImmediate closes it; a write closes it first. It sees everything
   // committed before it began, and takes no lock that writers or other processes wait for.
+  // A read made in the check phase (a pipelined request answered after a batch) keeps its
+  // transaction through the next poll phase, so a commit by another process in between
+  // would go unseen by a request arriving after it: hence only for a sole writer.
+  const shareReads = options.shareReads ?? true;
   const beginRead = db.prepare('BEGIN');
   const endReadStatement = db.prepare('COMMIT');
   let reading = false;
@@ -101,7 +112,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   }
   function read<R>(work: () => R): Promise<R> {
     return guarded(() => {
-      if (!reading && !db.isTransaction) {
+      if (shareReads && !reading && !db.isTransaction) {
         beginRead.run();
         reading = true;
         setImmediate(endRead);

@@ -12,14 +12,14 @@ import { tempDir } from '../helpers/app.ts';
 import { storeContract, type OpenedStore } from './contract.ts';
 
 /** A SQLite file in its own temp folder; every store opened on it is closed by cleanup(). */
-function sqliteFile(): { path: string; open(): Store; cleanup(): Promise<void> } {
+function sqliteFile(): { path: string; open(options?: { shareReads?: boolean }): Store; cleanup(): Promise<void> } {
   const dir = tempDir('shortlink-sqlite-');
   const path = join(dir.path, 'store.db');
   const stores: Store[] = [];
   return {
     path,
-    open() {
-      const store = openSqliteStore({ path });
+    open(options = {}) {
+      const store = openSqliteStore({ path, ...options });
       stores.push(store);
       return store;
     },
@@ -33,6 +33,12 @@ function sqliteFile(): { path: string; open(): Store; cleanup(): Promise<void> }
 storeContract('sqlite file', async (): Promise<OpenedStore> => {
   const file = sqliteFile();
   return { store: file.open(), reopen: async () => file.open(), cleanup: file.cleanup };
+});
+
+// As a WORKERS process opens it: every read its own transaction.
+storeContract('sqlite file, reads not shared', async (): Promise<OpenedStore> => {
+  const file = sqliteFile();
+  return { store: file.open({ shareReads: false }), reopen: async () => file.open({ shareReads: false }), cleanup: file.cleanup };
 });
 
 storeContract('sqlite in memory', async (): Promise<OpenedStore> => {
@@ -155,6 +161,27 @@ describe('sqlite store', () => {
       assert.equal((await reading).length, 2);
       assert.equal(await created, 'created');
       assert.deepEqual((await store.listLinks(account.uid)).map((l) => l.shortCode), ['snap1', 'snap2', 'snap3']);
+    } finally {
+      other.close();
+      await file.cleanup();
+    }
+  });
+
+  test('with reads not shared (WORKERS), a read sees what another process committed just before it', async () => {
+    const file = sqliteFile();
+    const other = new DatabaseSync(file.path, { timeout: 1000 });
+    try {
+      const store = file.open({ shareReads: false });
+      const account = await store.createAccount({ codeHash: 'b'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 5 });
+      // One synchronous stretch, as a request arriving in the same turn would see it.
+      const before = store.findLink('fresh1');
+      other.prepare('INSERT INTO links (short_code, points_to, created_by, date_created) VALUES (?, ?, ?, ?)')
+        .run('fresh1', 'https://one.example/', account.uid, '2026-01-01T00:00:00.000Z');
+      const after = store.findLink('fresh1');
+      const accountSeen = store.findAccountByCodeHash('b'.repeat(64));
+      assert.equal(await before, undefined);
+      assert.equal((await after)?.pointsTo, 'https://one.example/');
+      assert.equal((await accountSeen)?.uid, account.uid);
     } finally {
       other.close();
       await file.cleanup();
