@@ -172,18 +172,29 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return linkCreates.run(link);
     },
 
-    async deleteLink(shortCode: string, accountUid: number) {
-      // One statement: the delete and the freed slot commit together.
-      const [row] = await guarded(sql<{ deleted: number; exists: boolean }[]>`
-        WITH removed AS (
-          DELETE FROM links WHERE short_code = ${shortCode} AND created_by = ${accountUid} RETURNING created_by
-        ), freed AS (
-          UPDATE accounts SET link_count = link_count - 1 WHERE uid IN (SELECT created_by FROM removed) RETURNING uid
-        )
-        SELECT (SELECT count(*) FROM freed)::int AS deleted,
-               EXISTS (SELECT 1 FROM links WHERE short_code = ${shortCode}) AS exists`);
-      const result: DeleteLinkResult = row!.deleted === 1 ? 'deleted' : row!.exists ? 'not_owner' : 'not_found';
-      return result;
+    async deleteLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult> {
+      for (;;) {
+        // One statement: the delete and the freed slot commit together.
+        const [row] = await guarded(sql<{ deleted: number; exists: boolean }[]>`
+          WITH removed AS (
+            DELETE FROM links WHERE short_code = ${shortCode} AND created_by = ${accountUid} RETURNING created_by
+          ), freed AS (
+            UPDATE accounts SET link_count = link_count - 1 WHERE uid IN (SELECT created_by FROM removed) RETURNING uid
+          )
+          SELECT (SELECT count(*) FROM freed)::int AS deleted,
+                 EXISTS (SELECT 1 FROM links WHERE short_code = ${shortCode}) AS exists`);
+        if (row!.deleted === 1) return 'deleted';
+        if (!row!.exists) return 'not_found';
+        // The link was there in the statement's snapshot, yet the DELETE removed nothing:
+        // either it belongs to another account, or a concurrent delete removed it while this
+        // one waited for its row lock (the DELETE then sees the newer state, EXISTS does
+        // not). Look again with a fresh snapshot.
+        const [current] = await guarded(sql<{ createdBy: number }[]>`
+          SELECT created_by AS "createdBy" FROM links WHERE short_code = ${shortCode}`);
+        if (current === undefined) return 'not_found';
+        if (current.createdBy !== accountUid) return 'not_owner';
+        // Deleted and created again by the same account meanwhile: delete that one.
+      }
     },
 
     async listLinks(accountUid: number) {
