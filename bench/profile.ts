@@ -78,14 +78,22 @@ const profile = JSON.parse(readFileSync(join(outDir, file), 'utf8')) as CpuProfi
 const selfMicros = new Map<number, number>();
 profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
+/** Where a profile node's code lives, relative to the repository. */
+const whereOf = (node: ProfileNode) => node.callFrame.url.replace(/^file:\/\//, '').replace(ROOT + '/', '');
+/** A function's name and place, the key both tables use. */
+const keyOf = (node: ProfileNode) => {
+  const { functionName, lineNumber } = node.callFrame;
+  const where = whereOf(node);
+  return `${functionName || '(anonymous)'} ${where ? `${where}:${lineNumber + 1}` : ''}`.trim();
+};
 const byFunction = new Map<string, number>();
 const byPackage = new Map<string, number>();
 for (const node of profile.nodes) {
   const micros = selfMicros.get(node.id) ?? 0;
   if (micros === 0) continue;
-  const { functionName, url, lineNumber } = node.callFrame;
-  const where = url.replace(/^file:\/\//, '').replace(ROOT + '/', '');
-  const key = `${functionName || '(anonymous)'} ${where ? `${where}:${lineNumber + 1}` : ''}`.trim();
+  const { functionName } = node.callFrame;
+  const where = whereOf(node);
+  const key = keyOf(node);
   byFunction.set(key, (byFunction.get(key) ?? 0) + micros);
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(where)?.[1]
     ?? (where.startsWith('src/') ? where.split('/').slice(0, 2).join('/') : where.startsWith('node:') ? 'node internals' : functionName.startsWith('(') ? functionName : 'native/other');
@@ -93,11 +101,6 @@ for (const node of profile.nodes) {
 }
 // Inclusive time: a function's own samples plus everything it called (recursion counted once).
 const nodesById = new Map(profile.nodes.map((node) => [node.id, node]));
-const keyOf = (node: ProfileNode) => {
-  const { functionName, url, lineNumber } = node.callFrame;
-  const where = url.replace(/^file:\/\//, '').replace(ROOT + '/', '');
-  return `${functionName || '(anonymous)'} ${where ? `${where}:${lineNumber + 1}` : ''}`.trim();
-};
 const inclusive = new Map<string, number>();
 function walk(id: number, open: Set<string>): number {
   const node = nodesById.get(id)!;

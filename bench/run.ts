@@ -50,7 +50,14 @@ console.log(
 // ratio compares two runs a few seconds apart: this machine's speed drifts by ±15% over
 // minutes (other tenants), which a single baseline at the start would fold into every ratio.
 const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: pinned ? 0 : undefined });
+const bareTarget = { base: bare.url, paths: ['/'], method: 'GET', headers: {}, connections: CONNECTIONS };
 const bareRounds: LoadResult[] = [];
+
+/** The round with the median req/s. */
+function medianRound(rounds: LoadResult[]): LoadResult {
+  const rps = median(rounds.map((r) => r.rps));
+  return rounds.find((r) => r.rps === rps)!;
+}
 
 interface Measured extends LoadResult {
   all: LoadResult[];
@@ -66,15 +73,13 @@ async function measure(base: string, paths: string | readonly string[], method =
   const rounds: LoadResult[] = [];
   const ratios: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const baseline = await load.run({ base: bare.url, paths: ['/'], method: 'GET', headers: {}, connections: CONNECTIONS, seconds: DURATION });
+    const baseline = await load.run({ ...bareTarget, seconds: DURATION });
     bareRounds.push(baseline);
     const round = await load.run({ ...target, seconds: DURATION });
     rounds.push(round);
     ratios.push(baseline.rps === 0 ? 0 : round.rps / baseline.rps);
   }
-  const rps = median(rounds.map((r) => r.rps));
-  const chosen = rounds.find((r) => r.rps === rps)!;
-  return { ...chosen, all: rounds, warmupOk: warmup.ok, ratio: median(ratios) };
+  return { ...medianRound(rounds), all: rounds, warmupOk: warmup.ok, ratio: median(ratios) };
 }
 
 const rows: Row[] = [];
@@ -97,7 +102,7 @@ function record(scenario: string, links: number, result: LoadResult & { ratio: n
 }
 
 // 1. The baseline, warmed up once; its rounds are interleaved with every workload's.
-await load.run({ base: bare.url, paths: ['/'], method: 'GET', headers: {}, connections: CONNECTIONS, seconds: Math.min(2, DURATION) });
+await load.run({ ...bareTarget, seconds: Math.min(2, DURATION) });
 
 // 2. The service at several sizes; the full table at 100k links.
 const results: Record<string, unknown> = {};
@@ -189,9 +194,7 @@ if (postgresUrl) {
 }
 
 // The baseline's own row: the median of all its rounds.
-const bareRps = median(bareRounds.map((r) => r.rps));
-const bareChosen = bareRounds.find((r) => r.rps === bareRps)!;
-record('bare node:http (all paired rounds)', 0, { ...bareChosen, ratio: 1 }, bare);
+record('bare node:http (all paired rounds)', 0, { ...medianRound(bareRounds), ratio: 1 }, bare);
 rows.unshift(rows.pop()!);
 await bare.stop();
 

@@ -44,8 +44,8 @@ export interface GroupCommit<T> {
 }
 
 export function createGroupCommit<T>(apply: ApplyIncrements<T>): GroupCommit<T> {
-  // A failed batch is retried access by access (the batcher's rule); the batch is atomic,
-  // so nothing of it was counted, and a storage outage fails each retry at once.
+  // A failed batch fails every access in it: the batch is atomic, so none of them was
+  // counted. (Not retried one by one: a lost connection leaves a commit's outcome unknown.)
   const batcher = createBatcher<string, CountedLink<T> | undefined>(async (codes) => {
     const increments = new Map<string, number>();
     for (const code of codes) increments.set(code, (increments.get(code) ?? 0) + 1);

@@ -1,10 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { createBatcher } from './batcher.ts';
 
 /**
- * Group commit for SQLite writes. Writes queued during one turn of the event loop run in one
- * transaction, each inside its own savepoint, so each still succeeds, fails or is rolled
- * back on its own; the batch then commits once and every caller is answered after that
- * COMMIT. A commit costs the same for one write as for fifty.
+ * Group commit for SQLite writes, on the shared batcher (src/store/batcher.ts): writes that
+ * arrive together run in one transaction, each inside its own savepoint, so each still
+ * succeeds, fails or is rolled back on its own; the batch then commits once and every caller
+ * is answered after that COMMIT. A commit costs the same for one write as for fifty.
  */
 export interface WriteBatch {
   /**
@@ -16,98 +17,51 @@ export interface WriteBatch {
   drain(): Promise<void>;
 }
 
-interface Queued {
+interface Write {
   work: () => unknown;
   keep: ((result: unknown) => boolean) | undefined;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
 }
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 /**
- * `beforeBegin` runs right before each batch's BEGIN: the store ends its shared read
- * transaction there (a connection holds one transaction at a time).
+ * `transaction` is the store's: it runs its callback between BEGIN IMMEDIATE and COMMIT and
+ * rejects with a domain error when either fails (busy, disk full, I/O), in which case nothing
+ * of the batch is kept and every write of it fails.
  */
 export function createWriteBatch(
   db: DatabaseSync,
+  transaction: <R>(work: () => R) => Promise<R>,
   translate: (error: unknown) => unknown,
-  beforeBegin: () => void = () => {},
 ): WriteBatch {
-  const begin = db.prepare('BEGIN IMMEDIATE');
-  const commit = db.prepare('COMMIT');
   const savepoint = db.prepare('SAVEPOINT write');
   const release = db.prepare('RELEASE write');
   const undo = db.prepare('ROLLBACK TO write');
-  let queue: Queued[] = [];
-  let scheduled = false;
-  let idle: (() => void)[] = [];
 
-  function flush(): void {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
-    const outcomes: { ok: boolean; value: unknown }[] = [];
-    try {
-      beforeBegin();
-      begin.run();
-      for (const item of batch) {
+  const batcher = createBatcher<Write, Outcome>((writes) =>
+    transaction(() =>
+      writes.map(({ work, keep }): Outcome => {
         savepoint.run();
         try {
-          const value = item.work();
-          if (item.keep !== undefined && !item.keep(value)) undo.run();
+          const value = work();
+          if (keep !== undefined && !keep(value)) undo.run();
           release.run();
-          outcomes.push({ ok: true, value });
+          return { ok: true, value };
         } catch (error) {
           undo.run();
           release.run();
-          outcomes.push({ ok: false, value: translate(error) });
+          return { ok: false, error: translate(error) };
         }
-      }
-      commit.run();
-    } catch (error) {
-      // BEGIN or COMMIT failed (busy, disk full, I/O): nothing of the batch is kept.
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // no transaction was open
-      }
-      const failure = translate(error);
-      for (const item of batch) item.reject(failure);
-      settleIdle();
-      return;
-    }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.value);
-    });
-    settleIdle();
-  }
-
-  function settleIdle(): void {
-    if (queue.length > 0) return;
-    const waiting = idle;
-    idle = [];
-    for (const resolve of waiting) resolve();
-  }
+      }),
+    ),
+  );
 
   return {
-    run<R>(work: () => R, keep?: (result: R) => boolean): Promise<R> {
-      return new Promise<R>((resolve, reject) => {
-        queue.push({
-          work,
-          keep: keep as ((result: unknown) => boolean) | undefined,
-          resolve: resolve as (value: unknown) => void,
-          reject,
-        });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
+    async run<R>(work: () => R, keep?: (result: R) => boolean): Promise<R> {
+      const outcome = await batcher.run({ work, keep: keep as Write['keep'] });
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value as R;
     },
-    drain() {
-      if (queue.length === 0) return Promise.resolve();
-      return new Promise((resolve) => idle.push(resolve));
-    },
+    drain: () => batcher.drain(),
   };
 }

@@ -98,14 +98,16 @@ export function openSqliteStore(options: SqliteOptions): Store {
   // transaction through the next poll phase, so a commit by another process in between
   // would go unseen by a request arriving after it: hence only for a sole writer.
   const shareReads = options.shareReads ?? true;
-  const beginRead = db.prepare('BEGIN');
-  const endReadStatement = db.prepare('COMMIT');
+  const begin = db.prepare('BEGIN');
+  const beginWrite = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
   let reading = false;
   function endRead(): void {
     if (!reading) return;
     reading = false;
     try {
-      endReadStatement.run();
+      commit.run();
     } catch {
       // SQLite already ended it (an I/O error rolls a transaction back)
     }
@@ -113,7 +115,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
   function read<R>(work: () => R): Promise<R> {
     return guarded(() => {
       if (shareReads && !reading && !db.isTransaction) {
-        beginRead.run();
+        begin.run();
         reading = true;
         setImmediate(endRead);
       }
@@ -121,29 +123,25 @@ export function openSqliteStore(options: SqliteOptions): Store {
     });
   }
 
-  /** Runs `work` inside BEGIN IMMEDIATE … COMMIT; rolls back if it throws or returns false. */
-  function transaction<R>(work: () => R, keep: (result: R) => boolean = () => true): R {
-    endRead();
-    db.exec('BEGIN IMMEDIATE');
-    let result: R;
-    try {
-      result = work();
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
-    }
-    if (keep(result)) {
+  /**
+   * Runs `work` between BEGIN IMMEDIATE and COMMIT, ending the shared read first; rolls back
+   * if `work` or the COMMIT throws.
+   */
+  function transaction<R>(work: () => R): Promise<R> {
+    return guarded(() => {
+      endRead();
+      beginWrite.run();
       try {
-        db.exec('COMMIT');
+        const result = work();
+        commit.run();
+        return result;
       } catch (error) {
-        // A failed COMMIT (disk full, I/O error) leaves the transaction open.
-        try { db.exec('ROLLBACK'); } catch { /* already rolled back by SQLite */ }
+        // A failed statement or COMMIT (disk full, I/O error) may leave the transaction open,
+        // or SQLite may have rolled it back already.
+        try { rollback.run(); } catch { /* already rolled back by SQLite */ }
         throw error;
       }
-    } else {
-      db.exec('ROLLBACK');
-    }
-    return result;
+    });
   }
 
   /** Runs a synchronous database call and turns engine failures into domain errors. */
@@ -156,19 +154,17 @@ export function openSqliteStore(options: SqliteOptions): Store {
   }
 
   const counter = createGroupCommit<LinkRecord>((increments) =>
-    guarded(() =>
-      transaction(() => {
-        const results = new Map<string, CountedLink<LinkRecord>>();
-        for (const [code, count] of increments) {
-          const row = statements.addAccesses.get(count, code) as LinkRecord | undefined;
-          if (row !== undefined) results.set(code, { row, accesses: row.accesses });
-        }
-        return results;
-      }),
-    ),
+    transaction(() => {
+      const results = new Map<string, CountedLink<LinkRecord>>();
+      for (const [code, count] of increments) {
+        const row = statements.addAccesses.get(count, code) as LinkRecord | undefined;
+        if (row !== undefined) results.set(code, { row, accesses: row.accesses });
+      }
+      return results;
+    }),
   );
 
-  const writes = createWriteBatch(db, translate, endRead);
+  const writes = createWriteBatch(db, transaction, translate);
   const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
   let closed = false;
 
