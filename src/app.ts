@@ -14,9 +14,9 @@ import { registerDocs, registerOpenApi } from './http/openapi.ts';
 import { Operation } from './http/operations.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.ts';
 import { RequestLog } from './http/request-log.ts';
-import { createRateLimitChecks } from './http/rate-limits.ts';
+import { createRateLimitChecks } from './http/rate-limit-checks.ts';
 import { createAuthenticate } from './http/route-helpers.ts';
-import { createMemoryLimiter, type Limiter } from './limits/limiter.ts';
+import { createMemoryCounters, type Counters } from './rate-limit/counters.ts';
 import { registerAccountRoutes } from './http/routes/accounts.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './http/routes/health.ts';
 import { registerLinkRoutes } from './http/routes/links.ts';
@@ -30,7 +30,7 @@ export interface AppDeps {
   /** Source of the current time; tests pass a fixed one. */
   readonly clock?: () => Date;
   /** Counters for rate limits; this process's memory when omitted. */
-  readonly limiter?: Limiter;
+  readonly limiter?: Counters;
   /** Where JSON log lines go; standard output when omitted. */
   readonly logStream?: { write(line: string): void };
   /**
@@ -226,15 +226,15 @@ export async function buildApp({
   });
   let counters = limiter;
   if (counters === undefined && config.rateLimit) {
-    const own = createMemoryLimiter();
+    const own = createMemoryCounters();
     app.addHook('onClose', () => own.close());
     counters = own;
   }
   const limits = createRateLimitChecks({
     enabled: config.rateLimit,
-    policies: config.rateLimits,
+    policies: config.rateLimitPolicies,
     exempt: config.rateLimitExempt,
-    limiter: counters,
+    counters,
   });
   const authenticate = createAuthenticate(accounts, limits);
 

@@ -15,22 +15,22 @@ export type StorageConfig =
   | { readonly kind: 'postgres'; readonly url: string };
 
 /** At most `limit` events per `windowMs` for one key (client address or account). */
-export interface RatePolicy {
+export interface RateLimitPolicy {
   readonly limit: number;
   readonly windowMs: number;
 }
 
-export interface RateLimits {
+export interface RateLimitPolicies {
   /** Account creation, per client address. */
-  readonly newAccount: RatePolicy;
+  readonly newAccount: RateLimitPolicy;
   /** Failed authentications, per client address. */
-  readonly failedAuth: RatePolicy;
+  readonly failedAuth: RateLimitPolicy;
   /** Link creation, per account. */
-  readonly createLink: RatePolicy;
+  readonly createLink: RateLimitPolicy;
   /** Resolutions and redirects, per client address. */
-  readonly resolve: RatePolicy;
+  readonly resolve: RateLimitPolicy;
   /** Lookups of shortcodes that do not exist, per client address (anti-enumeration). */
-  readonly unknownCode: RatePolicy;
+  readonly unknownCode: RateLimitPolicy;
 }
 
 /** Typed, validated configuration of one Shortlink process. */
@@ -45,7 +45,7 @@ export interface Config {
   readonly redisPrefix: string;
   readonly defaultMaxLinks: number;
   readonly rateLimit: boolean;
-  readonly rateLimits: RateLimits;
+  readonly rateLimitPolicies: RateLimitPolicies;
   /** Client addresses never rate limited (loopback by default). */
   readonly rateLimitExempt: readonly string[];
   /**
@@ -76,7 +76,7 @@ export class ConfigError extends Error {
 }
 
 /** Documented in the README ("Rate limits"); each can be overridden as `N/<seconds>s|m|h`. */
-export const DEFAULT_RATE_LIMITS: RateLimits = {
+export const DEFAULT_RATE_LIMIT_POLICIES: RateLimitPolicies = {
   newAccount: { limit: 20, windowMs: 3_600_000 },
   failedAuth: { limit: 30, windowMs: 600_000 },
   createLink: { limit: 60, windowMs: 60_000 },
@@ -84,7 +84,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   unknownCode: { limit: 60, windowMs: 60_000 },
 };
 
-const RATE_VARIABLES: Readonly<Record<keyof RateLimits, string>> = {
+const RATE_VARIABLES: Readonly<Record<keyof RateLimitPolicies, string>> = {
   newAccount: 'RATE_LIMIT_NEW_ACCOUNT',
   failedAuth: 'RATE_LIMIT_FAILED_AUTH',
   createLink: 'RATE_LIMIT_CREATE_LINK',
@@ -94,7 +94,7 @@ const RATE_VARIABLES: Readonly<Record<keyof RateLimits, string>> = {
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
 
-function parseRate(raw: string): RatePolicy | undefined {
+function parseRate(raw: string): RateLimitPolicy | undefined {
   const match = /^(\d+)\s*\/\s*(\d*)\s*([smh])$/i.exec(raw);
   if (!match) return undefined;
   const limit = Number(match[1]);
@@ -194,13 +194,13 @@ export function loadConfig(env: Env = process.env): Config {
     else problems.push(`RATE_LIMIT must be "on" or "off", got ${quote(rawRate)}`);
   }
 
-  const rateLimits = { ...DEFAULT_RATE_LIMITS };
-  for (const [key, variable] of Object.entries(RATE_VARIABLES) as [keyof RateLimits, string][]) {
+  const rateLimitPolicies = { ...DEFAULT_RATE_LIMIT_POLICIES };
+  for (const [key, variable] of Object.entries(RATE_VARIABLES) as [keyof RateLimitPolicies, string][]) {
     const raw = text(variable);
     if (raw === undefined) continue;
     const parsed = parseRate(raw);
     if (parsed === undefined) problems.push(`${variable} must look like 100/1m (a count per s, m or h), got ${quote(raw)}`);
-    else rateLimits[key] = parsed;
+    else rateLimitPolicies[key] = parsed;
   }
   const rawExempt = env.RATE_LIMIT_EXEMPT;
   const rateLimitExempt =
@@ -278,7 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix,
     defaultMaxLinks,
     rateLimit,
-    rateLimits: Object.freeze(rateLimits),
+    rateLimitPolicies: Object.freeze(rateLimitPolicies),
     rateLimitExempt: Object.freeze(rateLimitExempt),
     trustProxy: Array.isArray(trustProxy) ? Object.freeze([...trustProxy]) : trustProxy,
     blockedHosts: Object.freeze(blockedHosts),

@@ -8,8 +8,8 @@ import type { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { runPrimary } from './cluster.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { createMemoryLimiter, type Limiter } from './limits/limiter.ts';
-import { createRedisClient, createRedisLimiter } from './limits/redis-limiter.ts';
+import { createMemoryCounters, type Counters } from './rate-limit/counters.ts';
+import { createRedisClient, createRedisCounters } from './rate-limit/redis-counters.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -48,11 +48,11 @@ async function serve(config: Config): Promise<void> {
   // Redis is optional: when it is down at start or later, limits fall back to this process's
   // memory and the service keeps answering; the client reconnects on its own.
   let redis: Redis | undefined;
-  let limiter: Limiter | undefined;
+  let limiter: Counters | undefined;
   let warnRedis: (error: unknown) => void = () => {};
   if (config.redisUrl !== undefined) {
     redis = createRedisClient(config.redisUrl);
-    limiter = createRedisLimiter(redis, `${config.redisPrefix}rl:`, createMemoryLimiter(), (error) => warnRedis(error));
+    limiter = createRedisCounters(redis, `${config.redisPrefix}rl:`, createMemoryCounters(), (error) => warnRedis(error));
   }
 
   // /readyz always asks the store; Redis is reported too, but only degrades the answer: the

@@ -1,13 +1,13 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Outcome } from '../metrics/metrics.ts';
+import type { CountedEvent } from '../metrics/metrics.ts';
 import { redactUrl } from './redact.ts';
 
-/** Told about every finished request: route pattern (undefined when none matched), method, status, outcome, milliseconds. */
+/** Told about every finished request: route pattern (undefined when none matched), method, status, counted event, milliseconds. */
 export type ObserveRequest = (
   route: string | undefined,
   method: string,
   status: number,
-  outcome: Outcome | undefined,
+  countedEvent: CountedEvent | undefined,
   elapsedMs: number,
 ) => void;
 
@@ -37,7 +37,7 @@ export class RequestLog extends LogController {
     const route = request.routeOptions;
     const config = route.config as Partial<typeof route.config> | undefined;
     const elapsed = reply.elapsedTime;
-    this.#observe?.(route.url, request.method, reply.statusCode, config?.outcome, elapsed);
+    this.#observe?.(route.url, request.method, reply.statusCode, config?.countedEvent, elapsed);
     const fields = {
       method: request.method,
       url: redactUrl(request.url),

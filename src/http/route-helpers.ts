@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account, AccountService } from '../accounts/account-service.ts';
 import { DomainError, ErrorCode } from '../errors.ts';
-import type { Outcome } from '../metrics/metrics.ts';
+import type { CountedEvent } from '../metrics/metrics.ts';
 import { extractAccessCode } from './credentials.ts';
-import type { RateLimitChecks } from './rate-limits.ts';
+import type { RateLimitChecks } from './rate-limit-checks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,7 +14,7 @@ declare module 'fastify' {
     /** Names the operation in `Unable to <operation>: …` error bodies. */
     operation?: string;
     /** What a successful (non-HEAD, below 400) answer of this route achieved, for metrics. */
-    outcome?: Outcome;
+    countedEvent?: CountedEvent;
     /** Log the request line at debug rather than info (probes and scrapes, every few seconds). */
     quietLog?: boolean;
   }

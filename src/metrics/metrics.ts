@@ -9,8 +9,11 @@ import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import { GROUP_COMMIT_CHANNEL, type BatchEvent } from '../store/group-commit.ts';
 import { createFastHistogram, type HistogramSeries } from './histogram.ts';
 
-/** Successful outcomes a route can count; a route names its own in its config (`outcome`). */
-export const Outcome = {
+/**
+ * The business events a route's successful answer counts (`shortlink_resolutions_total`, …); a
+ * route names its own in its config (`countedEvent`).
+ */
+export const CountedEvent = {
   Resolution: 'resolution',
   Redirect: 'redirect',
   LinkCreated: 'link_created',
@@ -18,7 +21,7 @@ export const Outcome = {
   AccountCreated: 'account_created',
 } as const;
 
-export type Outcome = (typeof Outcome)[keyof typeof Outcome];
+export type CountedEvent = (typeof CountedEvent)[keyof typeof CountedEvent];
 
 /** Route label of requests that matched no route (404s, and requests refused before routing). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -35,7 +38,7 @@ export interface Metrics {
    * Records one finished request. Called once per request, so it must stay cheap: three map
    * lookups and a histogram observation.
    */
-  observeRequest(route: string | undefined, method: string, status: number, outcome: Outcome | undefined, elapsedMs: number): void;
+  observeRequest(route: string | undefined, method: string, status: number, countedEvent: CountedEvent | undefined, elapsedMs: number): void;
   /** A timer for one store operation: call `observe(seconds)` when it settles. */
   storeTimer(operation: string): { observe(seconds: number): void; failed(): void };
   /** The Prometheus text exposition. */
@@ -58,10 +61,10 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-/** One route pattern, method and status: its latency series and the outcome it counts, if any. */
+/** One route pattern, method and status: its latency series and the event it counts, if any. */
 interface RequestSeries {
   readonly latency: HistogramSeries;
-  readonly outcome: Counter | undefined;
+  readonly event: Counter | undefined;
 }
 
 export function createMetrics(): Metrics {
@@ -75,7 +78,7 @@ export function createMetrics(): Metrics {
   });
   requests.exposeCountAs('shortlink_http_requests_total', 'Requests answered, by route pattern, method and status.');
 
-  const outcomes: Readonly<Record<Outcome, Counter>> = {
+  const events: Readonly<Record<CountedEvent, Counter>> = {
     resolution: new Counter({ name: 'shortlink_resolutions_total', help: 'Links resolved through GET /v1/get/{shortcode} (each counted one access).', registers: [registry] }),
     redirect: new Counter({ name: 'shortlink_redirects_total', help: 'Short URLs followed (redirects answered; each counted one access).', registers: [registry] }),
     link_created: new Counter({ name: 'shortlink_links_created_total', help: 'Links created.', registers: [registry] }),
@@ -124,7 +127,7 @@ export function createMetrics(): Metrics {
   // objects on every request (their hashes are cached), so a lookup costs little.
   const byRoute = new Map<string, Map<string, Map<number, RequestSeries>>>();
 
-  function seriesFor(route: string, method: string, status: number, outcome: Outcome | undefined): RequestSeries {
+  function seriesFor(route: string, method: string, status: number, countedEvent: CountedEvent | undefined): RequestSeries {
     let byMethod = byRoute.get(route);
     if (byMethod === undefined) byRoute.set(route, (byMethod = new Map()));
     let byStatus = byMethod.get(method);
@@ -134,7 +137,7 @@ export function createMetrics(): Metrics {
       series = {
         latency: requests.series({ route, method, status_code: String(status) }),
         // A HEAD never counts an access or changes anything; an error achieves nothing.
-        outcome: outcome !== undefined && method !== 'HEAD' && status < 400 ? outcomes[outcome] : undefined,
+        event: countedEvent !== undefined && method !== 'HEAD' && status < 400 ? events[countedEvent] : undefined,
       };
       byStatus.set(status, series);
     }
@@ -143,10 +146,10 @@ export function createMetrics(): Metrics {
 
   return {
     contentType: exposition.contentType,
-    observeRequest(route = UNMATCHED_ROUTE, method, status, outcome, elapsedMs) {
-      const series = byRoute.get(route)?.get(method)?.get(status) ?? seriesFor(route, method, status, outcome);
+    observeRequest(route = UNMATCHED_ROUTE, method, status, countedEvent, elapsedMs) {
+      const series = byRoute.get(route)?.get(method)?.get(status) ?? seriesFor(route, method, status, countedEvent);
       series.latency.observe(elapsedMs / 1000);
-      series.outcome?.inc();
+      series.event?.inc();
     },
     storeTimer(operation) {
       const series = store.series({ operation });

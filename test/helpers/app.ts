@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import type { Limiter } from '../../src/limits/limiter.ts';
+import type { Counters } from '../../src/rate-limit/counters.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -34,7 +34,7 @@ export interface TestApp {
 /** An app on its own SQLite file in a temp folder; close() removes everything. */
 export async function createTestApp(
   overrides: Partial<Config> = {},
-  extra: { clock?: () => Date; logStream?: { write(line: string): void }; limiter?: Limiter } = {},
+  extra: { clock?: () => Date; logStream?: { write(line: string): void }; limiter?: Counters } = {},
 ): Promise<TestApp> {
   const dir = tempDir();
   const config = testConfig(overrides);

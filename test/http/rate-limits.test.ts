@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test, type TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { DEFAULT_RATE_LIMITS, loadConfig, type Config, type RateLimits } from '../../src/config.ts';
-import { createMemoryLimiter } from '../../src/limits/limiter.ts';
+import { DEFAULT_RATE_LIMIT_POLICIES, loadConfig, type Config, type RateLimitPolicies } from '../../src/config.ts';
+import { createMemoryCounters } from '../../src/rate-limit/counters.ts';
 import { TEST_BASE_URL } from '../helpers/app.ts';
 import { appFor, assertError, HTML, type LinkJson, type Reply } from './support.ts';
 
@@ -18,7 +18,7 @@ const OTHER_CLIENT = '203.0.113.8';
 const MINUTE = 60_000;
 
 /** Every policy roomy, so that only the one a test narrows can bite. */
-const ROOMY: RateLimits = {
+const ROOMY: RateLimitPolicies = {
   newAccount: { limit: 1000, windowMs: MINUTE },
   failedAuth: { limit: 1000, windowMs: MINUTE },
   createLink: { limit: 1000, windowMs: MINUTE },
@@ -27,8 +27,8 @@ const ROOMY: RateLimits = {
 };
 
 /** An app with rate limits on, nobody exempt, and `policies` narrowed. */
-async function limitedApp(t: TestContext, policies: Partial<RateLimits>, overrides: Partial<Config> = {}) {
-  return appFor(t, { rateLimit: true, rateLimitExempt: [], rateLimits: { ...ROOMY, ...policies }, ...overrides });
+async function limitedApp(t: TestContext, policies: Partial<RateLimitPolicies>, overrides: Partial<Config> = {}) {
+  return appFor(t, { rateLimit: true, rateLimitExempt: [], rateLimitPolicies: { ...ROOMY, ...policies }, ...overrides });
 }
 
 /** Asserts a 429 in the contract's form, and returns the seconds it asks the client to wait. */
@@ -90,11 +90,11 @@ describe('account creation limit (per client address)', () => {
 
   test('counts a fixed window from the first request, then allows again', async (t) => {
     const clock = { now: Date.parse('2026-11-22T04:00:00Z') };
-    const limiter = createMemoryLimiter({ now: () => clock.now });
+    const limiter = createMemoryCounters({ now: () => clock.now });
     t.after(() => limiter.close());
     const { app } = await appFor(
       t,
-      { rateLimit: true, rateLimitExempt: [], rateLimits: { ...ROOMY, newAccount: { limit: 2, windowMs: MINUTE } } },
+      { rateLimit: true, rateLimitExempt: [], rateLimitPolicies: { ...ROOMY, newAccount: { limit: 2, windowMs: MINUTE } } },
       { limiter },
     );
     assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
@@ -238,7 +238,7 @@ describe('unknown-shortcode limit (per client address)', () => {
 });
 
 describe('exemptions and switches', () => {
-  const TINY: RateLimits = {
+  const TINY: RateLimitPolicies = {
     newAccount: { limit: 1, windowMs: MINUTE },
     failedAuth: { limit: 1, windowMs: MINUTE },
     createLink: { limit: 1, windowMs: MINUTE },
@@ -247,7 +247,7 @@ describe('exemptions and switches', () => {
   };
 
   test('exempts loopback addresses by default', async (t) => {
-    const { app } = await appFor(t, { rateLimit: true, rateLimits: TINY });
+    const { app } = await appFor(t, { rateLimit: true, rateLimitPolicies: TINY });
     for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
       for (let i = 0; i < 4; i++) assert.equal((await newAccountFrom(app, address)).statusCode, 200, `${address} #${i + 1}`);
     }
@@ -274,7 +274,7 @@ describe('exemptions and switches', () => {
       RATE_LIMIT_RESOLVE: '5/1h',
       RATE_LIMIT_UNKNOWN_CODE: '6/2m',
     });
-    assert.deepEqual(config.rateLimits, {
+    assert.deepEqual(config.rateLimitPolicies, {
       newAccount: { limit: 2, windowMs: MINUTE },
       failedAuth: { limit: 3, windowMs: 10 * MINUTE },
       createLink: { limit: 4, windowMs: 30_000 },
@@ -291,13 +291,13 @@ describe('exemptions and switches', () => {
 
   test('keeps the documented defaults when no RATE_LIMIT_* variable is set', () => {
     const config = loadConfig({});
-    assert.deepEqual(config.rateLimits, DEFAULT_RATE_LIMITS);
+    assert.deepEqual(config.rateLimitPolicies, DEFAULT_RATE_LIMIT_POLICIES);
     assert.deepEqual(config.rateLimitExempt, ['127.0.0.1', '::1', '::ffff:127.0.0.1']);
   });
 
   test('RATE_LIMIT=off disables every limit', async (t) => {
     const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, RATE_LIMIT: 'off', RATE_LIMIT_EXEMPT: '' });
-    const { app } = await appFor(t, { ...config, rateLimits: TINY });
+    const { app } = await appFor(t, { ...config, rateLimitPolicies: TINY });
     for (let i = 0; i < 5; i++) assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
     for (let i = 0; i < 5; i++) assert.equal((await app.inject({ method: 'GET', url: '/v1/links', remoteAddress: CLIENT })).statusCode, 401);
     const { code } = await account(app);
@@ -319,7 +319,7 @@ describe('client address behind a proxy (TRUST_PROXY)', () => {
     const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, TRUST_PROXY: 'true' });
     assert.equal(config.trustProxy, true);
     // The default exemption stays: a proxy on this machine must not exempt everyone behind it.
-    const { app } = await appFor(t, { ...config, rateLimits: { ...ROOMY, ...policies } });
+    const { app } = await appFor(t, { ...config, rateLimitPolicies: { ...ROOMY, ...policies } });
     for (let i = 0; i < 2; i++) assert.equal((await viaProxy(app, '127.0.0.1', '198.51.100.1')).statusCode, 200);
     assertLimited(await viaProxy(app, '127.0.0.1', '198.51.100.1'), 'create account');
     assertLimited(await viaProxy(app, '10.0.0.9', '198.51.100.1'), 'create account');
@@ -330,7 +330,7 @@ describe('client address behind a proxy (TRUST_PROXY)', () => {
   test('with TRUST_PROXY naming the proxy, only what that proxy saw counts: not what a client forged, nor a direct client\'s header', async (t) => {
     const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, TRUST_PROXY: '10.0.0.9, 10.1.0.0/16' });
     assert.deepEqual(config.trustProxy, ['10.0.0.9', '10.1.0.0/16']);
-    const { app } = await appFor(t, { ...config, rateLimits: { ...ROOMY, ...policies } });
+    const { app } = await appFor(t, { ...config, rateLimitPolicies: { ...ROOMY, ...policies } });
     // The client forges a first entry; the proxy appends the address it really saw.
     assert.equal((await viaProxy(app, '10.0.0.9', '192.0.2.1, 198.51.100.1')).statusCode, 200);
     assert.equal((await viaProxy(app, '10.1.2.3', '192.0.2.2, 198.51.100.1')).statusCode, 200);
@@ -349,7 +349,7 @@ describe('client address behind a proxy (TRUST_PROXY)', () => {
   test('without TRUST_PROXY, X-Forwarded-For is ignored: it neither splits nor escapes the count', async (t) => {
     const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL });
     assert.equal(config.trustProxy, false);
-    const { app } = await appFor(t, { ...config, rateLimits: { ...ROOMY, ...policies } });
+    const { app } = await appFor(t, { ...config, rateLimitPolicies: { ...ROOMY, ...policies } });
     assert.equal((await viaProxy(app, CLIENT, '198.51.100.1')).statusCode, 200);
     assert.equal((await viaProxy(app, CLIENT, '198.51.100.2')).statusCode, 200);
     assertLimited(await viaProxy(app, CLIENT, '198.51.100.3'), 'create account');

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { InjectOptions } from 'fastify';
-import { DEFAULT_RATE_LIMITS } from '../../src/config.ts';
+import { DEFAULT_RATE_LIMIT_POLICIES } from '../../src/config.ts';
 import { webAssets } from '../../src/web/assets.ts';
 import { account, listenLocal, rawExchange, securityApp } from './support.ts';
 
@@ -73,7 +73,7 @@ test('rate-limited (429) answers carry nosniff', async (t) => {
   const { app } = await securityApp(t, {
     rateLimit: true,
     rateLimitExempt: [],
-    rateLimits: { ...DEFAULT_RATE_LIMITS, newAccount: { limit: 1, windowMs: 60_000 } },
+    rateLimitPolicies: { ...DEFAULT_RATE_LIMIT_POLICIES, newAccount: { limit: 1, windowMs: 60_000 } },
   });
   assert.equal((await app.inject({ url: '/v1/new_account' })).statusCode, 200);
   const limited = await app.inject({ url: '/v1/new_account' });

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account, AccountService } from '../../accounts/account-service.ts';
-import { Outcome } from '../../metrics/metrics.ts';
+import { CountedEvent } from '../../metrics/metrics.ts';
 import { Operation } from '../operations.ts';
-import type { RateLimitChecks } from '../rate-limits.ts';
+import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
 import { ACCESS_CODE_SECURITY, AccountSchema, AuthQuery, errorResponses } from '../schemas.ts';
 
@@ -34,7 +34,7 @@ export function registerAccountRoutes(
     tags: ['accounts'],
     response: { 200: ACCOUNT_RESPONSE, ...errorResponses(Operation.CreateAccount, [429, 503]) },
   });
-  const createConfig = { operation: Operation.CreateAccount, outcome: Outcome.AccountCreated };
+  const createConfig = { operation: Operation.CreateAccount, countedEvent: CountedEvent.AccountCreated };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     if (limits.applies(request)) await limits.newAccount(request);
     return sendAccount(reply, await accounts.create());

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
 import type { LinkService } from '../../links/link-service.ts';
-import { Outcome } from '../../metrics/metrics.ts';
+import { CountedEvent } from '../../metrics/metrics.ts';
 import type { LinkRecord } from '../../store/store.ts';
 import { Operation } from '../operations.ts';
 import { readParameters } from '../parameters.ts';
-import type { RateLimitChecks } from '../rate-limits.ts';
+import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
 import {
   ACCESS_CODE_SECURITY,
@@ -33,7 +33,7 @@ export function registerLinkRoutes(
   limits: RateLimitChecks,
   baseUrl: string,
 ): void {
-  const createConfig = { operation: Operation.CreateLink, outcome: Outcome.LinkCreated };
+  const createConfig = { operation: Operation.CreateLink, countedEvent: CountedEvent.LinkCreated };
   const createSchema = {
     operationId: 'createLink',
     summary: 'Create a short link',
@@ -91,7 +91,7 @@ export function registerLinkRoutes(
   app.delete(
     '/v1/link',
     {
-      config: { operation: Operation.DeleteLink, outcome: Outcome.LinkDeleted },
+      config: { operation: Operation.DeleteLink, countedEvent: CountedEvent.LinkDeleted },
       onRequest: authenticate,
       schema: {
         operationId: 'deleteLink',

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RedirectStatus } from '../../config.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
 import type { LinkService } from '../../links/link-service.ts';
-import { Outcome } from '../../metrics/metrics.ts';
+import { CountedEvent } from '../../metrics/metrics.ts';
 import type { LinkRecord } from '../../store/store.ts';
 import { notFoundPage } from '../not-found-page.ts';
 import { Operation } from '../operations.ts';
-import type { RateLimitChecks } from '../rate-limits.ts';
+import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { errorResponses, LinkSchema, ShortcodeParams } from '../schemas.ts';
 import { BROWSER_HEADERS, NOT_FOUND_CONTENT_SECURITY_POLICY } from '../../web/security-headers.ts';
 import { linkBody } from './links.ts';
@@ -66,7 +66,7 @@ export function registerResolveRoutes(
   });
   app.get(
     '/v1/get/:code',
-    { config: { operation: Operation.ResolveLink, outcome: Outcome.Resolution }, schema: resolveSchema(false) },
+    { config: { operation: Operation.ResolveLink, countedEvent: CountedEvent.Resolution }, schema: resolveSchema(false) },
     async (request: CodeRequest) => linkBody(await find(request, true)),
   );
   app.head(
@@ -114,6 +114,6 @@ export function registerResolveRoutes(
       .header('cache-control', 'private, no-cache')
       .send();
   };
-  app.get('/:code', { config: { operation: Operation.ResolveLink, outcome: Outcome.Redirect }, schema: redirectSchema(false) }, redirectVia(true));
+  app.get('/:code', { config: { operation: Operation.ResolveLink, countedEvent: CountedEvent.Redirect }, schema: redirectSchema(false) }, redirectVia(true));
   app.head('/:code', { config: { operation: Operation.ResolveLink }, schema: redirectSchema(true) }, redirectVia(false));
 }

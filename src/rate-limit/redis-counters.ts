@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Limiter, WindowState } from './limiter.ts';
+import type { Counters, WindowState } from './counters.ts';
 
 // INCR and the expiry of a new window in one atomic step, so every instance sees one count.
 const HIT = `
@@ -15,11 +15,11 @@ if not count then return {0, 0} end
 return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
 
 /**
- * Counters shared by every instance through Redis. When Redis cannot be reached the limiter
+ * Counters shared by every instance through Redis. When Redis cannot be reached the counters
  * falls back to `fallback` (this process's memory) instead of failing requests: limits then
  * hold per instance until Redis answers again.
  */
-export function createRedisLimiter(redis: Redis, prefix: string, fallback: Limiter, onFallback: (error: unknown) => void): Limiter {
+export function createRedisCounters(redis: Redis, prefix: string, fallback: Counters, onFallback: (error: unknown) => void): Counters {
   const toState = (reply: unknown): WindowState => {
     const [count, ttl] = reply as [number, number];
     return { count, resetMs: Math.max(0, ttl) };
@@ -49,7 +49,7 @@ export function createRedisLimiter(redis: Redis, prefix: string, fallback: Limit
 
 /**
  * A Redis client that fails fast instead of queueing: when Redis is down, commands reject
- * at once (and the limiter falls back to memory) while the client keeps reconnecting.
+ * at once (and the counters fall back to memory) while the client keeps reconnecting.
  */
 export function createRedisClient(url: string): Redis {
   return new Redis(url, {

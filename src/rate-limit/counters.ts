@@ -9,7 +9,7 @@ export interface WindowState {
   readonly resetMs: number;
 }
 
-export interface Limiter {
+export interface Counters {
   hit(key: string, windowMs: number): Promise<WindowState>;
   peek(key: string): Promise<WindowState>;
   close(): Promise<void>;
@@ -22,7 +22,7 @@ const EMPTY: WindowState = { count: 0, resetMs: 0 };
  * bounded: past `maxKeys` the oldest windows are dropped first (an attacker rotating
  * addresses can reset their own counters, but cannot exhaust memory).
  */
-export function createMemoryLimiter(options: { maxKeys?: number; now?: () => number } = {}): Limiter {
+export function createMemoryCounters(options: { maxKeys?: number; now?: () => number } = {}): Counters {
   const maxKeys = options.maxKeys ?? 100_000;
   const now = options.now ?? Date.now;
   const windows = new Map<string, { count: number; resetAt: number }>();

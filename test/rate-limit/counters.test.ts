@@ -1,25 +1,25 @@
 /**
- * The rate-limit counters. One contract (`limiterContract`) states what every limiter does —
+ * The rate-limit counters. One contract (`countersContract`) states what every counter store does —
  * a fixed window from a key's first event, reset once it ends, `peek` that never counts,
- * independent keys, distinct counts under concurrency — and runs against the memory limiter
- * (with an injected clock) and the Redis limiter (against TEST_REDIS_URL). Each has a few
- * tests of its own: the memory limiter's bounded map, and Redis's shared count, key prefix
+ * independent keys, distinct counts under concurrency — and runs against the memory counters
+ * (with an injected clock) and the Redis counters (against TEST_REDIS_URL). Each has a few
+ * tests of its own: the memory counters' bounded map, and Redis's shared count, key prefix
  * and fallback to memory.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
-import { createMemoryLimiter, type Limiter, type WindowState } from '../../src/limits/limiter.ts';
-import { createRedisClient, createRedisLimiter } from '../../src/limits/redis-limiter.ts';
+import { createMemoryCounters, type Counters, type WindowState } from '../../src/rate-limit/counters.ts';
+import { createRedisClient, createRedisCounters } from '../../src/rate-limit/redis-counters.ts';
 import { redisGate, uniqueSuffix } from '../helpers/services.ts';
 
 const MINUTE = 60_000;
 
 /** What a backend hands the contract for one test. */
-interface LimiterHarness {
-  readonly limiter: Limiter;
-  /** Lets `ms` of time pass as far as the limiter's windows are concerned. */
+interface CountersHarness {
+  readonly counters: Counters;
+  /** Lets `ms` of time pass as far as the counters' windows are concerned. */
   elapse(ms: number): Promise<void>;
   /**
    * How far a reported `resetMs` may fall short of the exact value: 0 with an injected
@@ -30,7 +30,7 @@ interface LimiterHarness {
 }
 
 /** Asserts `state` is `count` events with `resetMs` remaining, give or take the harness's slack. */
-function assertWindow(harness: LimiterHarness, state: WindowState, count: number, resetMs: number, message?: string): void {
+function assertWindow(harness: CountersHarness, state: WindowState, count: number, resetMs: number, message?: string): void {
   assert.equal(state.count, count, message);
   assert.ok(
     state.resetMs <= resetMs && state.resetMs >= resetMs - harness.slackMs,
@@ -38,10 +38,10 @@ function assertWindow(harness: LimiterHarness, state: WindowState, count: number
   );
 }
 
-function limiterContract(name: string, open: () => Promise<LimiterHarness>, options: { skip?: string | false } = {}): void {
-  describe(`limiter contract: ${name}`, { skip: options.skip ?? false }, () => {
+function countersContract(name: string, open: () => Promise<CountersHarness>, options: { skip?: string | false } = {}): void {
+  describe(`counters contract: ${name}`, { skip: options.skip ?? false }, () => {
     /** Runs `body` with a fresh harness, closed afterwards whatever happens. */
-    const withHarness = (body: (h: LimiterHarness) => Promise<void>) => async () => {
+    const withHarness = (body: (h: CountersHarness) => Promise<void>) => async () => {
       const harness = await open();
       try {
         await body(harness);
@@ -53,66 +53,66 @@ function limiterContract(name: string, open: () => Promise<LimiterHarness>, opti
     test(
       'counts the events of a key from 1, within one window that starts at the first event',
       withHarness(async (h) => {
-        assertWindow(h, await h.limiter.hit('a', MINUTE), 1, MINUTE, 'first hit');
-        assertWindow(h, await h.limiter.hit('a', MINUTE), 2, MINUTE, 'second hit');
-        assertWindow(h, await h.limiter.hit('a', MINUTE), 3, MINUTE, 'third hit');
+        assertWindow(h, await h.counters.hit('a', MINUTE), 1, MINUTE, 'first hit');
+        assertWindow(h, await h.counters.hit('a', MINUTE), 2, MINUTE, 'second hit');
+        assertWindow(h, await h.counters.hit('a', MINUTE), 3, MINUTE, 'third hit');
       }),
     );
 
     test(
       'keeps the window fixed: later hits neither extend nor restart it',
       withHarness(async (h) => {
-        await h.limiter.hit('a', MINUTE);
+        await h.counters.hit('a', MINUTE);
         await h.elapse(20_000);
-        assertWindow(h, await h.limiter.hit('a', MINUTE), 2, 40_000, 'twenty seconds in');
+        assertWindow(h, await h.counters.hit('a', MINUTE), 2, 40_000, 'twenty seconds in');
         // A longer window named by a later hit does not stretch the one already running.
-        assertWindow(h, await h.limiter.hit('a', 10 * MINUTE), 3, 40_000, 'with a longer window asked for');
+        assertWindow(h, await h.counters.hit('a', 10 * MINUTE), 3, 40_000, 'with a longer window asked for');
         await h.elapse(39_000);
-        assertWindow(h, await h.limiter.hit('a', MINUTE), 4, 1000, 'one second before the end');
+        assertWindow(h, await h.counters.hit('a', MINUTE), 4, 1000, 'one second before the end');
       }),
     );
 
     test(
       'starts a new window, counting from 1 again, once the old one has ended',
       withHarness(async (h) => {
-        for (let i = 0; i < 5; i++) await h.limiter.hit('a', MINUTE);
+        for (let i = 0; i < 5; i++) await h.counters.hit('a', MINUTE);
         await h.elapse(MINUTE);
-        assert.deepEqual(await h.limiter.peek('a'), { count: 0, resetMs: 0 }, 'nothing is left of the old window');
-        assertWindow(h, await h.limiter.hit('a', 30_000), 1, 30_000, 'the new window has the length asked for now');
-        assertWindow(h, await h.limiter.hit('a', 30_000), 2, 30_000);
+        assert.deepEqual(await h.counters.peek('a'), { count: 0, resetMs: 0 }, 'nothing is left of the old window');
+        assertWindow(h, await h.counters.hit('a', 30_000), 1, 30_000, 'the new window has the length asked for now');
+        assertWindow(h, await h.counters.hit('a', 30_000), 2, 30_000);
       }),
     );
 
     test(
       'peek reads a window without counting',
       withHarness(async (h) => {
-        assert.deepEqual(await h.limiter.peek('a'), { count: 0, resetMs: 0 }, 'an unknown key is an empty window');
-        assert.deepEqual(await h.limiter.peek('a'), { count: 0, resetMs: 0 }, 'peeking did not start a window');
-        await h.limiter.hit('a', MINUTE);
-        await h.limiter.hit('a', MINUTE);
+        assert.deepEqual(await h.counters.peek('a'), { count: 0, resetMs: 0 }, 'an unknown key is an empty window');
+        assert.deepEqual(await h.counters.peek('a'), { count: 0, resetMs: 0 }, 'peeking did not start a window');
+        await h.counters.hit('a', MINUTE);
+        await h.counters.hit('a', MINUTE);
         await h.elapse(15_000);
-        assertWindow(h, await h.limiter.peek('a'), 2, 45_000, 'peek');
-        assertWindow(h, await h.limiter.peek('a'), 2, 45_000, 'peek again');
-        assertWindow(h, await h.limiter.hit('a', MINUTE), 3, 45_000, 'the next hit');
+        assertWindow(h, await h.counters.peek('a'), 2, 45_000, 'peek');
+        assertWindow(h, await h.counters.peek('a'), 2, 45_000, 'peek again');
+        assertWindow(h, await h.counters.hit('a', MINUTE), 3, 45_000, 'the next hit');
       }),
     );
 
     test(
       'counts every key on its own',
       withHarness(async (h) => {
-        await h.limiter.hit('acct:203.0.113.7', MINUTE);
-        await h.limiter.hit('acct:203.0.113.7', MINUTE);
+        await h.counters.hit('acct:203.0.113.7', MINUTE);
+        await h.counters.hit('acct:203.0.113.7', MINUTE);
         await h.elapse(10_000);
-        assertWindow(h, await h.limiter.hit('acct:203.0.113.8', MINUTE), 1, MINUTE, 'another address');
-        assertWindow(h, await h.limiter.hit('auth:203.0.113.7', MINUTE), 1, MINUTE, 'another policy');
-        assertWindow(h, await h.limiter.hit('acct:203.0.113.7', MINUTE), 3, 50_000, 'the first key');
+        assertWindow(h, await h.counters.hit('acct:203.0.113.8', MINUTE), 1, MINUTE, 'another address');
+        assertWindow(h, await h.counters.hit('auth:203.0.113.7', MINUTE), 1, MINUTE, 'another policy');
+        assertWindow(h, await h.counters.hit('acct:203.0.113.7', MINUTE), 3, 50_000, 'the first key');
       }),
     );
 
     test(
       'hands concurrent hits distinct counts',
       withHarness(async (h) => {
-        const states = await Promise.all(Array.from({ length: 50 }, () => h.limiter.hit('hot', MINUTE)));
+        const states = await Promise.all(Array.from({ length: 50 }, () => h.counters.hit('hot', MINUTE)));
         assert.deepEqual(
           states.map((state) => state.count).sort((x, y) => x - y),
           Array.from({ length: 50 }, (_, i) => i + 1),
@@ -125,43 +125,43 @@ function limiterContract(name: string, open: () => Promise<LimiterHarness>, opti
 // ---------------------------------------------------------------------------------------------
 // Memory
 
-/** A memory limiter on a clock the test moves. */
-function memoryHarness(maxKeys?: number): LimiterHarness & { clock: { now: number } } {
+/** Memory counters on a clock the test moves. */
+function memoryHarness(maxKeys?: number): CountersHarness & { clock: { now: number } } {
   const clock = { now: 1_000_000 };
-  const limiter = createMemoryLimiter({ now: () => clock.now, ...(maxKeys === undefined ? {} : { maxKeys }) });
+  const counters = createMemoryCounters({ now: () => clock.now, ...(maxKeys === undefined ? {} : { maxKeys }) });
   return {
     clock,
-    limiter,
+    counters,
     slackMs: 0,
     async elapse(ms) {
       clock.now += ms;
     },
-    close: () => limiter.close(),
+    close: () => counters.close(),
   };
 }
 
-limiterContract('memory', async () => memoryHarness());
+countersContract('memory', async () => memoryHarness());
 
-describe('memory limiter', () => {
+describe('memory counters', () => {
   test('holds at most maxKeys windows, dropping the oldest window first', async () => {
     const h = memoryHarness(3);
     try {
-      await h.limiter.hit('a', MINUTE);
+      await h.counters.hit('a', MINUTE);
       await h.elapse(1);
-      await h.limiter.hit('b', MINUTE);
+      await h.counters.hit('b', MINUTE);
       await h.elapse(1);
-      await h.limiter.hit('c', MINUTE);
+      await h.counters.hit('c', MINUTE);
       // Another hit on `a` does not make its window any younger.
-      await h.limiter.hit('a', MINUTE);
-      await h.limiter.hit('d', MINUTE);
-      assert.equal((await h.limiter.peek('a')).count, 0, 'the oldest window was dropped');
-      assert.equal((await h.limiter.peek('b')).count, 1);
-      assert.equal((await h.limiter.peek('c')).count, 1);
-      assert.equal((await h.limiter.peek('d')).count, 1);
+      await h.counters.hit('a', MINUTE);
+      await h.counters.hit('d', MINUTE);
+      assert.equal((await h.counters.peek('a')).count, 0, 'the oldest window was dropped');
+      assert.equal((await h.counters.peek('b')).count, 1);
+      assert.equal((await h.counters.peek('c')).count, 1);
+      assert.equal((await h.counters.peek('d')).count, 1);
       // A thousand rotating keys later, the map still holds three.
-      for (let i = 0; i < 1000; i++) await h.limiter.hit(`rotating-${i}`, MINUTE);
+      for (let i = 0; i < 1000; i++) await h.counters.hit(`rotating-${i}`, MINUTE);
       const held = ['b', 'c', 'd', 'rotating-996', 'rotating-997', 'rotating-998', 'rotating-999'];
-      const counts = await Promise.all(held.map(async (key) => (await h.limiter.peek(key)).count));
+      const counts = await Promise.all(held.map(async (key) => (await h.counters.peek(key)).count));
       assert.deepEqual(counts, [0, 0, 0, 0, 1, 1, 1]);
     } finally {
       await h.close();
@@ -171,15 +171,15 @@ describe('memory limiter', () => {
   test('a key whose window ended takes a fresh place among the kept windows', async () => {
     const h = memoryHarness(2);
     try {
-      await h.limiter.hit('a', 1000);
-      await h.limiter.hit('b', MINUTE);
+      await h.counters.hit('a', 1000);
+      await h.counters.hit('b', MINUTE);
       await h.elapse(1000);
       // `a` ended: its next hit starts a window younger than b's, so c evicts b, not a.
-      assertWindow(h, await h.limiter.hit('a', MINUTE), 1, MINUTE);
-      await h.limiter.hit('c', MINUTE);
-      assert.equal((await h.limiter.peek('a')).count, 1);
-      assert.equal((await h.limiter.peek('b')).count, 0);
-      assert.equal((await h.limiter.peek('c')).count, 1);
+      assertWindow(h, await h.counters.hit('a', MINUTE), 1, MINUTE);
+      await h.counters.hit('c', MINUTE);
+      assert.equal((await h.counters.peek('a')).count, 1);
+      assert.equal((await h.counters.peek('b')).count, 0);
+      assert.equal((await h.counters.peek('c')).count, 1);
     } finally {
       await h.close();
     }
@@ -189,14 +189,14 @@ describe('memory limiter', () => {
     t.mock.timers.enable({ apis: ['setInterval'] });
     const h = memoryHarness(2);
     try {
-      await h.limiter.hit('long', 10 * MINUTE);
-      await h.limiter.hit('short', 1000);
+      await h.counters.hit('long', 10 * MINUTE);
+      await h.counters.hit('short', 1000);
       await h.elapse(2000);
       t.mock.timers.tick(MINUTE);
       // Without the sweep the map would still be full, and `new` would evict `long`.
-      await h.limiter.hit('new', MINUTE);
-      assert.equal((await h.limiter.peek('long')).count, 1, 'the live window is kept');
-      assert.equal((await h.limiter.peek('new')).count, 1);
+      await h.counters.hit('new', MINUTE);
+      assert.equal((await h.counters.peek('long')).count, 1, 'the live window is kept');
+      assert.equal((await h.counters.peek('new')).count, 1);
     } finally {
       await h.close();
     }
@@ -204,9 +204,9 @@ describe('memory limiter', () => {
 
   test('forgets every window on close', async () => {
     const h = memoryHarness();
-    await h.limiter.hit('a', MINUTE);
+    await h.counters.hit('a', MINUTE);
     await h.close();
-    assert.deepEqual(await h.limiter.peek('a'), { count: 0, resetMs: 0 });
+    assert.deepEqual(await h.counters.peek('a'), { count: 0, resetMs: 0 });
   });
 });
 
@@ -239,20 +239,20 @@ async function deleteKeys(client: Redis, prefix: string): Promise<number> {
 }
 
 const refuseFallback = (error: unknown) => {
-  throw new Error(`the Redis limiter fell back to memory: ${String(error)}`);
+  throw new Error(`the Redis counters fell back to memory: ${String(error)}`);
 };
 
 /**
- * A Redis limiter on its own prefix. Time is simulated by shortening every key's expiry
+ * A Redis counters on its own prefix. Time is simulated by shortening every key's expiry
  * (the only clock a window has in Redis), so the contract runs without waiting.
  */
-async function redisHarness(): Promise<LimiterHarness> {
+async function redisHarness(): Promise<CountersHarness> {
   const client = await connectedClient();
   const prefix = `${RUN_PREFIX}${++harnesses}:`;
-  const fallback = createMemoryLimiter();
-  const limiter = createRedisLimiter(client, prefix, fallback, refuseFallback);
+  const fallback = createMemoryCounters();
+  const counters = createRedisCounters(client, prefix, fallback, refuseFallback);
   return {
-    limiter,
+    counters,
     slackMs: 1000,
     async elapse(ms) {
       let cursor = '0';
@@ -268,15 +268,15 @@ async function redisHarness(): Promise<LimiterHarness> {
       } while (cursor !== '0');
     },
     async close() {
-      await limiter.close();
+      await counters.close();
       await deleteKeys(client, prefix);
     },
   };
 }
 
-limiterContract('redis', redisHarness, { skip: gate.skip });
+countersContract('redis', redisHarness, { skip: gate.skip });
 
-describe('redis limiter', { skip: gate.skip }, () => {
+describe('redis counters', { skip: gate.skip }, () => {
   after(async () => {
     if (clients.length === 0) return;
     const leftover = await deleteKeys(clients[0]!, RUN_PREFIX);
@@ -284,11 +284,11 @@ describe('redis limiter', { skip: gate.skip }, () => {
     assert.equal(leftover, 0, 'every test removed its own keys');
   });
 
-  test('two limiters on one prefix (two instances of the service) share one count', async () => {
+  test('two counter stores on one prefix (two instances of the service) share one count', async () => {
     const prefix = `${RUN_PREFIX}shared:`;
     const [one, two] = [await connectedClient(), await connectedClient()];
-    const first = createRedisLimiter(one, prefix, createMemoryLimiter(), refuseFallback);
-    const second = createRedisLimiter(two, prefix, createMemoryLimiter(), refuseFallback);
+    const first = createRedisCounters(one, prefix, createMemoryCounters(), refuseFallback);
+    const second = createRedisCounters(two, prefix, createMemoryCounters(), refuseFallback);
     try {
       assert.equal((await first.hit('acct:203.0.113.7', MINUTE)).count, 1);
       assert.equal((await second.hit('acct:203.0.113.7', MINUTE)).count, 2);
@@ -310,15 +310,15 @@ describe('redis limiter', { skip: gate.skip }, () => {
     }
   });
 
-  test('limiters on different prefixes (two deployments on one Redis) do not share counts', async () => {
+  test('counter stores on different prefixes (two deployments on one Redis) do not share counts', async () => {
     const client = await connectedClient();
-    const blue = createRedisLimiter(client, `${RUN_PREFIX}blue:`, createMemoryLimiter(), refuseFallback);
-    const green = createRedisLimiter(client, `${RUN_PREFIX}green:`, createMemoryLimiter(), refuseFallback);
+    const blue = createRedisCounters(client, `${RUN_PREFIX}blue:`, createMemoryCounters(), refuseFallback);
+    const green = createRedisCounters(client, `${RUN_PREFIX}green:`, createMemoryCounters(), refuseFallback);
     try {
       await blue.hit('k', MINUTE);
       await blue.hit('k', MINUTE);
       assert.equal((await green.hit('k', MINUTE)).count, 1);
-      assert.equal(await client.get(`${RUN_PREFIX}blue:k`), '2', 'the key is the prefix followed by the limiter key');
+      assert.equal(await client.get(`${RUN_PREFIX}blue:k`), '2', 'the key is the prefix followed by the counter key');
     } finally {
       await blue.close();
       await green.close();
@@ -330,20 +330,20 @@ describe('redis limiter', { skip: gate.skip }, () => {
   test('a window ends by Redis\'s own expiry', async () => {
     const client = await connectedClient();
     const prefix = `${RUN_PREFIX}expiry:`;
-    const limiter = createRedisLimiter(client, prefix, createMemoryLimiter(), refuseFallback);
+    const counters = createRedisCounters(client, prefix, createMemoryCounters(), refuseFallback);
     try {
-      await limiter.hit('k', 300);
-      await limiter.hit('k', 300);
+      await counters.hit('k', 300);
+      await counters.hit('k', 300);
       const deadline = Date.now() + 5000;
-      let state = await limiter.peek('k');
+      let state = await counters.peek('k');
       while (state.count !== 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 25));
-        state = await limiter.peek('k');
+        state = await counters.peek('k');
       }
       assert.deepEqual(state, { count: 0, resetMs: 0 }, 'the window ended within 5 s');
-      assert.equal((await limiter.hit('k', MINUTE)).count, 1);
+      assert.equal((await counters.hit('k', MINUTE)).count, 1);
     } finally {
-      await limiter.close();
+      await counters.close();
       await deleteKeys(client, prefix);
     }
   });
@@ -351,23 +351,23 @@ describe('redis limiter', { skip: gate.skip }, () => {
   test('a counter found without an expiry gets the window it should have had', async () => {
     const client = await connectedClient();
     const prefix = `${RUN_PREFIX}no-expiry:`;
-    const limiter = createRedisLimiter(client, prefix, createMemoryLimiter(), refuseFallback);
+    const counters = createRedisCounters(client, prefix, createMemoryCounters(), refuseFallback);
     try {
       // As a PERSIST, a restore from a dump or a hand edit could leave it.
       await client.set(`${prefix}k`, '7');
-      const state = await limiter.hit('k', MINUTE);
+      const state = await counters.hit('k', MINUTE);
       assert.equal(state.count, 8);
       assert.ok(state.resetMs > MINUTE - 1000 && state.resetMs <= MINUTE, `resetMs ${state.resetMs}`);
       assert.ok((await client.pttl(`${prefix}k`)) > 0, 'the key expires');
     } finally {
-      await limiter.close();
+      await counters.close();
       await deleteKeys(client, prefix);
     }
   });
 });
 
-describe('redis limiter without a reachable Redis', () => {
-  test('falls back to the memory limiter at once, and reports why', async () => {
+describe('redis counters without a reachable Redis', () => {
+  test('falls back to the memory counters at once, and reports why', async () => {
     // A port nobody listens on: bind one, note it, close it.
     const port = await new Promise<number>((resolve, reject) => {
       const server = createServer();
@@ -378,21 +378,21 @@ describe('redis limiter without a reachable Redis', () => {
       });
     });
     const client = createRedisClient(`redis://127.0.0.1:${port}`);
-    client.on('error', () => {}); // reconnect attempts report here; the limiter reports below
+    client.on('error', () => {}); // reconnect attempts report here; the counters reports below
     const reasons: unknown[] = [];
-    const limiter = createRedisLimiter(client, 'shortlink:unreachable:', createMemoryLimiter(), (error) => reasons.push(error));
+    const counters = createRedisCounters(client, 'shortlink:unreachable:', createMemoryCounters(), (error) => reasons.push(error));
     try {
       const started = performance.now();
       const counts = [];
-      for (let i = 0; i < 3; i++) counts.push((await limiter.hit('k', MINUTE)).count);
+      for (let i = 0; i < 3; i++) counts.push((await counters.hit('k', MINUTE)).count);
       assert.deepEqual(counts, [1, 2, 3], 'the fallback counts');
-      assert.equal((await limiter.peek('k')).count, 3, 'peek reads the fallback too');
+      assert.equal((await counters.peek('k')).count, 3, 'peek reads the fallback too');
       const elapsed = performance.now() - started;
       assert.ok(elapsed < 400, `no waiting for Redis: four calls took ${Math.round(elapsed)} ms`);
       assert.equal(reasons.length, 4);
       assert.ok(reasons.every((reason) => reason instanceof Error));
     } finally {
-      await limiter.close();
+      await counters.close();
       client.disconnect();
     }
   });

@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { RateLimits as RatePolicies, RatePolicy } from '../config.ts';
+import type { RateLimitPolicies, RateLimitPolicy } from '../config.ts';
 import { DomainError, ErrorCode } from '../errors.ts';
-import type { Limiter } from '../limits/limiter.ts';
+import type { Counters } from '../rate-limit/counters.ts';
 
 /**
  * The abuse controls of the HTTP layer. Each check throws RateLimited (429 with
  * Retry-After) when its window is used up; when limits are off, or the client address is
- * exempt, every check returns at once without touching the limiter.
+ * exempt, every check returns at once without touching the counters.
  */
 export interface RateLimitChecks {
   /** False when limits are off or the client is exempt: callers on hot paths skip the checks. */
@@ -23,10 +23,10 @@ export interface RateLimitChecks {
 
 export interface RateLimitOptions {
   readonly enabled: boolean;
-  readonly policies: RatePolicies;
+  readonly policies: RateLimitPolicies;
   readonly exempt: readonly string[];
-  /** Required when enabled. */
-  readonly limiter: Limiter | undefined;
+  /** Where the windows are counted; required when enabled. */
+  readonly counters: Counters | undefined;
 }
 
 const NONE: RateLimitChecks = {
@@ -44,16 +44,16 @@ function limited(resetMs: number): DomainError {
   return new DomainError(ErrorCode.RateLimited, `too many requests; try again in ${seconds} s`, { retryAfter: seconds });
 }
 
-export function createRateLimitChecks({ enabled, policies, exempt, limiter }: RateLimitOptions): RateLimitChecks {
-  if (!enabled || limiter === undefined) return NONE;
-  const counters = limiter;
+export function createRateLimitChecks({ enabled, policies, exempt, counters: maybeCounters }: RateLimitOptions): RateLimitChecks {
+  if (!enabled || maybeCounters === undefined) return NONE;
+  const counters = maybeCounters;
   const exemptSet = new Set(exempt);
 
-  async function count(key: string, policy: RatePolicy): Promise<void> {
+  async function count(key: string, policy: RateLimitPolicy): Promise<void> {
     const state = await counters.hit(key, policy.windowMs);
     if (state.count > policy.limit) throw limited(state.resetMs);
   }
-  async function refuseIfSpent(key: string, policy: RatePolicy): Promise<void> {
+  async function refuseIfSpent(key: string, policy: RateLimitPolicy): Promise<void> {
     const state = await counters.peek(key);
     if (state.count >= policy.limit) throw limited(state.resetMs);
   }
