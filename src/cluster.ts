@@ -7,13 +7,15 @@ import type { Config } from './config.ts';
  * the database), replaces any that dies unexpectedly, and on SIGTERM/SIGINT passes the
  * signal on and exits 0 once every worker has finished its requests and exited.
  */
-export function runPrimary(config: Config): void {
+export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, string | undefined>>): void {
   const log = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
   let stopping = false;
   const workers = new Set<Worker>();
 
   const fork = () => {
-    const worker = cluster.fork();
+    // Workers re-run this process's entry and read their configuration again: from the
+    // environment the primary's configuration came from, when that was not process.env.
+    const worker = cluster.fork(workerEnv);
     workers.add(worker);
     worker.on('exit', (code, signal) => {
       workers.delete(worker);

@@ -8,26 +8,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
-import { BROWSER_HEADERS } from '../web/security-headers.ts';
+import { BROWSER_HEADERS, DOCS_CONTENT_SECURITY_POLICY } from '../web/security-headers.ts';
 import { SecurityScheme } from './schemas.ts';
 
 export const DOCS_PREFIX = '/docs';
-
-/**
- * Swagger UI needs no inline script or style (its page loads files only), data: images (its
- * logo) and connections to this origin (the document, and "Try it out").
- */
-export const DOCS_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /** The browser UI, its assets and the docs themselves are not part of the API. */
 function isUndocumented(url: string): boolean {

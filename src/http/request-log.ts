@@ -18,8 +18,8 @@ export type ObserveRequest = (
  * `X-Request-Id` it was answered with): Fastify binds it to `request.log`.
  *
  * Fastify calls `requestCompleted` once for every request that was routed (also 404s), and
- * app.ts calls it for those refused before routing. So it is also where metrics learn about
- * requests: no extra hook runs per request.
+ * the framework-error handler (error-handlers.ts) calls it for those refused before routing.
+ * So it is also where metrics learn about requests: no extra hook runs per request.
  */
 export class RequestLog extends LogController {
   readonly #observe: ObserveRequest | undefined;

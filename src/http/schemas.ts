@@ -1,4 +1,6 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { SHORTCODE_MAX, SHORTCODE_MIN, SHORTCODE_PATTERN } from '../links/shortcode.ts';
+import { URL_MAX } from '../links/target-url.ts';
 
 /**
  * Route schemas: the one source of the OpenAPI document (`/openapi.json`). Response schemas
@@ -17,6 +19,9 @@ export const LinkSchema = Type.Object(
   { $id: 'Link', description: 'A short link' },
 );
 
+/** A link on the wire (`GET /v1/get/{shortcode}`, `GET /v1/links`): the server's, the client's and the tests' type. */
+export type Link = Static<typeof LinkSchema>;
+
 export const AccountSchema = Type.Object(
   {
     Uid: Type.Integer({ description: 'Unique, increasing account number' }),
@@ -27,10 +32,11 @@ export const AccountSchema = Type.Object(
   { $id: 'Account', description: 'An account' },
 );
 
-const SHORTCODE_PATTERN = '^[A-Za-z0-9._~-]+$';
+/** An account on the wire (`/v1/new_account`, `/v1/get_account`), its access code included. */
+export type Account = Static<typeof AccountSchema>;
 
 export const ShortcodeParams = Type.Object({
-  code: Type.String({ description: 'The shortcode (case-sensitive)', minLength: 1, maxLength: 2000 }),
+  code: Type.String({ description: 'The shortcode (case-sensitive)', minLength: 1, maxLength: SHORTCODE_MAX }),
 });
 
 const AUTH = Type.Optional(Type.String({ description: 'Access code (or use the Authorization header)' }));
@@ -39,14 +45,14 @@ export const AuthQuery = Type.Object({ auth: AUTH });
 
 const URL_PARAMETER = Type.String({
   minLength: 1,
-  maxLength: 2000,
+  maxLength: URL_MAX,
   description:
     'Absolute http(s) target URL with a host, no whitespace, control characters or credentials, not pointing at this ' +
     'service; stored exactly as given',
 });
 const SHORT_PARAMETER = Type.String({
-  minLength: 5,
-  maxLength: 2000,
+  minLength: SHORTCODE_MIN,
+  maxLength: SHORTCODE_MAX,
   pattern: SHORTCODE_PATTERN,
   description: 'Custom shortcode (case-sensitive, not a reserved name); empty or omitted: 6 random letters and digits',
 });

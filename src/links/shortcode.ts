@@ -7,8 +7,12 @@ export const SHORTCODE_MAX = 2000;
 export const GENERATED_LENGTH = 6;
 export const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** RFC 3986 unreserved characters: a short URL built from them never needs escaping. */
-const SHORTCODE_SHAPE = /^[A-Za-z0-9._~-]+$/;
+/**
+ * RFC 3986 unreserved characters: a short URL built from them never needs escaping. Written
+ * as a source string, the one form both this module and the API's schemas can use.
+ */
+export const SHORTCODE_PATTERN = '^[A-Za-z0-9._~-]+$';
+const SHORTCODE_SHAPE = new RegExp(SHORTCODE_PATTERN);
 
 /**
  * True when the text could be the shortcode of some link: right length and characters.

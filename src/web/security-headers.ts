@@ -1,7 +1,7 @@
 /**
- * Headers for everything the service sends to a browser as a document or asset: the UI's
- * page and assets and the short-URL 404 page. No inline script or style is ever allowed;
- * everything comes from this origin, and nothing may frame the pages.
+ * Every header set the service sends to a browser as a document or asset: the UI's page and
+ * assets, the short-URL 404 page and the API docs (Swagger UI). No inline script or style is
+ * ever allowed; everything comes from this origin, and nothing may frame the pages.
  */
 export const UI_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -20,6 +20,22 @@ export const NOT_FOUND_CONTENT_SECURITY_POLICY = [
   "style-src 'self'",
   "img-src 'self'",
   "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Swagger UI needs no inline script or style (its page loads files only), data: images (its
+ * logo) and connections to this origin (the document, and "Try it out").
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');

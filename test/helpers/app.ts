@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Counters } from '../../src/rate-limit/counters.ts';
+import { givenCounters } from '../../src/rate-limit/create-counters.ts';
+import type { Account } from '../../src/http/schemas.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -34,12 +36,12 @@ export interface TestApp {
 /** An app on its own SQLite file in a temp folder; close() removes everything. */
 export async function createTestApp(
   overrides: Partial<Config> = {},
-  extra: { clock?: () => Date; logStream?: { write(line: string): void }; limiter?: Counters } = {},
+  { counters, ...extra }: { clock?: () => Date; logStream?: { write(line: string): void }; counters?: Counters } = {},
 ): Promise<TestApp> {
   const dir = tempDir();
   const config = testConfig(overrides);
   const store = openSqliteStore({ path: join(dir.path, 'test.db') });
-  const app = await buildApp({ config, store, ...extra });
+  const app = await buildApp({ config, store, ...extra, ...(counters === undefined ? {} : { counters: givenCounters(counters) }) });
   await app.ready();
   return {
     app,
@@ -57,6 +59,6 @@ export async function createTestApp(
 export async function newAccount(app: FastifyInstance): Promise<{ code: string; uid: number }> {
   const response = await app.inject({ method: 'GET', url: '/v1/new_account' });
   if (response.statusCode !== 200) throw new Error(`new_account answered ${response.statusCode}`);
-  const body = response.json() as { AccessCode: string; Uid: number };
+  const body = response.json() as Account;
   return { code: body.AccessCode, uid: body.Uid };
 }

@@ -129,7 +129,7 @@ describe('GET /readyz', () => {
   test('counts a check that does not answer in time as failed', async (t) => {
     const app = Fastify({ exposeHeadRoutes: false });
     t.after(() => app.close());
-    registerHealthRoutes(app, [{ name: 'storage', check: () => new Promise(() => {}) }], () => false, 50);
+    registerHealthRoutes(app, { checks: [{ name: 'storage', check: () => new Promise(() => {}) }], isClosing: () => false, timeoutMs: 50 });
     const started = performance.now();
     const response = await app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(response.statusCode, 503);
@@ -140,7 +140,7 @@ describe('GET /readyz', () => {
   test('answers 503 once shutdown has begun, so load balancers stop sending requests', async () => {
     const app = Fastify({ exposeHeadRoutes: false });
     let closing = false;
-    registerHealthRoutes(app, [{ name: 'storage', check: async () => {} }], () => closing);
+    registerHealthRoutes(app, { checks: [{ name: 'storage', check: async () => {} }], isClosing: () => closing });
     assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
     closing = true;
     const response = await app.inject({ method: 'GET', url: '/readyz' });

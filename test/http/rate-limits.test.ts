@@ -90,12 +90,12 @@ describe('account creation limit (per client address)', () => {
 
   test('counts a fixed window from the first request, then allows again', async (t) => {
     const clock = { now: Date.parse('2026-11-22T04:00:00Z') };
-    const limiter = createMemoryCounters({ now: () => clock.now });
-    t.after(() => limiter.close());
+    const counters = createMemoryCounters({ now: () => clock.now });
+    t.after(() => counters.close());
     const { app } = await appFor(
       t,
       { rateLimit: true, rateLimitExempt: [], rateLimitPolicies: { ...ROOMY, newAccount: { limit: 2, windowMs: MINUTE } } },
-      { limiter },
+      { counters },
     );
     assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
     clock.now += 10_000;

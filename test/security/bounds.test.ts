@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { LIMITS } from '../../src/app.ts';
+import { REQUEST_BOUNDS } from '../../src/http/request-bounds.ts';
 import {
   account, assertErrorBody, listenLocal, parseResponse, rawExchange, securityApp, snapshot, TEXT, type RawReply,
 } from './support.ts';
@@ -60,7 +60,7 @@ describe('time bounds', { concurrency: true }, () => {
   test('clients dripping one header line per second are cut off within 12 s, and others are served meanwhile', { timeout: 30_000 }, async (t) => {
     const { app } = await securityApp(t);
     const port = await listenLocal(app);
-    assert.equal(app.server.headersTimeout, LIMITS.headersTimeoutMs);
+    assert.equal(app.server.headersTimeout, REQUEST_BOUNDS.headersTimeoutMs);
 
     const drips = Array.from({ length: 20 }, () => dripHeaders(port));
     // While they hold their connections, a normal client is answered at once, repeatedly.
@@ -76,7 +76,7 @@ describe('time bounds', { concurrency: true }, () => {
     t.diagnostic(`20 dripping clients cut off after ${Math.round(Math.min(...results.map((r) => r.elapsedMs)))}–${Math.round(slowest)} ms`);
     for (const { elapsedMs, reply, linesSent } of results) {
       // The header timeout is 10 s; Node checks it every second (connectionsCheckingInterval).
-      assert.ok(elapsedMs >= LIMITS.headersTimeoutMs - 500, `not cut before the header timeout (${Math.round(elapsedMs)} ms)`);
+      assert.ok(elapsedMs >= REQUEST_BOUNDS.headersTimeoutMs - 500, `not cut before the header timeout (${Math.round(elapsedMs)} ms)`);
       assert.ok(elapsedMs < 12_000, `cut off within 12 s, took ${Math.round(elapsedMs)} ms`);
       assert.ok(linesSent >= 8, `the client kept dripping (${linesSent} lines)`);
       // Either a 408 in the contract's form, or a plain close.
@@ -106,8 +106,8 @@ describe('time bounds', { concurrency: true }, () => {
     const idleMs = await closed;
     assert.match(received, /^HTTP\/1\.1 404 /);
     t.diagnostic(`idle keep-alive connection closed ${Math.round(idleMs)} ms after the answer`);
-    assert.ok(idleMs >= LIMITS.keepAliveTimeoutMs - 500, `kept for the keep-alive timeout (${Math.round(idleMs)} ms)`);
-    assert.ok(idleMs < LIMITS.keepAliveTimeoutMs + 3000, `closed soon after it (${Math.round(idleMs)} ms)`);
+    assert.ok(idleMs >= REQUEST_BOUNDS.keepAliveTimeoutMs - 500, `kept for the keep-alive timeout (${Math.round(idleMs)} ms)`);
+    assert.ok(idleMs < REQUEST_BOUNDS.keepAliveTimeoutMs + 3000, `closed soon after it (${Math.round(idleMs)} ms)`);
   });
 });
 
@@ -117,7 +117,7 @@ describe('size bounds', () => {
     const { code } = await account(app);
     const port = await listenLocal(app);
     const before = snapshot(databasePath);
-    const body = JSON.stringify({ url: TARGET, padding: 'x'.repeat(LIMITS.bodyBytes) });
+    const body = JSON.stringify({ url: TARGET, padding: 'x'.repeat(REQUEST_BOUNDS.bodyBytes) });
     const head = `POST /v1/link HTTP/1.1\r\nAuthorization: Bearer ${code}\r\nContent-Type: application/json\r\n`;
 
     assertRawError(await rawExchange(port, `${head}Content-Length: ${body.length}\r\n${END}${body}`), 413, 'create link');
@@ -135,7 +135,7 @@ describe('size bounds', () => {
     assert.equal(snapshot(databasePath), before, 'nothing was written');
 
     // Just under the limit is fine (the padding is an unknown field, ignored).
-    const fits = JSON.stringify({ url: TARGET, padding: 'x'.repeat(LIMITS.bodyBytes - 100) });
+    const fits = JSON.stringify({ url: TARGET, padding: 'x'.repeat(REQUEST_BOUNDS.bodyBytes - 100) });
     const accepted = await rawExchange(port, `${head}Content-Length: ${fits.length}\r\n${END}${fits}`);
     assert.equal(accepted.status, 200, accepted.body);
   });
@@ -159,7 +159,7 @@ describe('size bounds', () => {
     assert.equal(snapshot(databasePath), before, 'nothing was written');
 
     // Below the header limit, a path longer than the router accepts is a 414 in plain text.
-    const routerLimit = await rawExchange(port, `GET /v1/get/${'a'.repeat(LIMITS.maxParamLength + 1)} HTTP/1.1\r\n${END}`);
+    const routerLimit = await rawExchange(port, `GET /v1/get/${'a'.repeat(REQUEST_BOUNDS.maxParamLength + 1)} HTTP/1.1\r\n${END}`);
     assertRawError(routerLimit, 414, 'handle request');
   });
 

@@ -2,14 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account, AccountService } from '../../accounts/account-service.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
 import { Operation } from '../operations.ts';
+import { accountBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
 import { ACCESS_CODE_SECURITY, AccountSchema, AuthQuery, errorResponses } from '../schemas.ts';
 
-/** The Account JSON, keys in contract order. Carries the access code: never cache it. */
+/** The Account JSON. Carries the access code: never cache it. */
 function sendAccount(reply: FastifyReply, account: Account) {
   reply.header('cache-control', 'no-store');
-  return { Uid: account.uid, AccessCode: account.accessCode, DateCreated: account.dateCreated, MaxLinks: account.maxLinks };
+  return accountBody(account);
 }
 
 /** An Account answer; it carries the access code, hence `no-store`. */
@@ -19,12 +20,14 @@ const ACCOUNT_RESPONSE = {
   content: { 'application/json': { schema: AccountSchema } },
 };
 
-export function registerAccountRoutes(
-  app: FastifyInstance,
-  accounts: AccountService,
-  authenticate: Authenticate,
-  limits: RateLimitChecks,
-): void {
+export interface AccountRoutesDeps {
+  readonly accounts: AccountService;
+  /** Reads the account from the store, never from the cache: the answer is the account itself. */
+  readonly authenticate: Authenticate;
+  readonly rateLimits: RateLimitChecks;
+}
+
+export function registerAccountRoutes(app: FastifyInstance, { accounts, authenticate, rateLimits }: AccountRoutesDeps): void {
   const createSchema = (method: string) => ({
     operationId: `createAccount${method}`,
     summary: 'Create an account',
@@ -36,7 +39,7 @@ export function registerAccountRoutes(
   });
   const createConfig = { operation: Operation.CreateAccount, countedEvent: CountedEvent.AccountCreated };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (limits.applies(request)) await limits.newAccount(request);
+    if (rateLimits.applies(request)) await rateLimits.newAccount(request);
     return sendAccount(reply, await accounts.create());
   };
   app.get('/v1/new_account', { config: createConfig, schema: createSchema('') }, create);

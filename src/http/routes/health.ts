@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Operation } from '../operations.ts';
 import { errorResponses, textResponse } from '../schemas.ts';
+import { PLAIN_TEXT } from '../send-error.ts';
 
 /** One dependency `/readyz` asks about. */
 export interface ReadinessCheck {
@@ -20,7 +21,6 @@ export interface ReadinessCheck {
 /** A check still pending after this long counts as failed: a probe must answer promptly. */
 export const READINESS_TIMEOUT_MS = 2000;
 
-const TEXT = 'text/plain; charset=utf-8';
 
 /** Settles with an error message, or undefined when the check passed in time. */
 async function run(check: ReadinessCheck, timeoutMs: number): Promise<string | undefined> {
@@ -38,7 +38,7 @@ async function run(check: ReadinessCheck, timeoutMs: number): Promise<string | u
 }
 
 function sendText(reply: FastifyReply, body: string) {
-  return reply.header('cache-control', 'no-store').type(TEXT).send(body);
+  return reply.header('cache-control', 'no-store').type(PLAIN_TEXT).send(body);
 }
 
 /**
@@ -54,11 +54,18 @@ function sendUnavailable(reply: FastifyReply, reason: string) {
  * and the service is not shutting down). Neither is rate limited, and both log at debug:
  * probes come every few seconds.
  */
+export interface HealthRoutesDeps {
+  /** Asked by `/readyz`, all at once. */
+  readonly checks: readonly ReadinessCheck[];
+  /** True once shutdown has begun. */
+  readonly isClosing: () => boolean;
+  /** READINESS_TIMEOUT_MS when omitted. */
+  readonly timeoutMs?: number;
+}
+
 export function registerHealthRoutes(
   app: FastifyInstance,
-  checks: readonly ReadinessCheck[],
-  isClosing: () => boolean,
-  timeoutMs = READINESS_TIMEOUT_MS,
+  { checks, isClosing, timeoutMs = READINESS_TIMEOUT_MS }: HealthRoutesDeps,
 ): void {
   const config = { quietLog: true };
 

@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
 import type { LinkService } from '../../links/link-service.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
-import type { LinkRecord } from '../../store/store.ts';
 import { Operation } from '../operations.ts';
 import { readParameters } from '../parameters.ts';
+import { linkBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
 import {
@@ -18,21 +18,17 @@ import {
   LinkSchema,
   textResponse,
 } from '../schemas.ts';
+import { PLAIN_TEXT } from '../send-error.ts';
 
-const TEXT = 'text/plain; charset=utf-8';
-
-/** The Link JSON, keys in contract order. */
-export function linkBody(link: LinkRecord) {
-  return { ShortCode: link.shortCode, PointsTo: link.pointsTo, CreatedBy: link.createdBy, Accesses: link.accesses };
+export interface LinkRoutesDeps {
+  readonly links: LinkService;
+  readonly authenticate: Authenticate;
+  readonly rateLimits: RateLimitChecks;
+  /** Short URLs are `${baseUrl}/${shortCode}`. */
+  readonly baseUrl: string;
 }
 
-export function registerLinkRoutes(
-  app: FastifyInstance,
-  links: LinkService,
-  authenticate: Authenticate,
-  limits: RateLimitChecks,
-  baseUrl: string,
-): void {
+export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, rateLimits, baseUrl }: LinkRoutesDeps): void {
   const createConfig = { operation: Operation.CreateLink, countedEvent: CountedEvent.LinkCreated };
   const createSchema = {
     operationId: 'createLink',
@@ -48,11 +44,11 @@ export function registerLinkRoutes(
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const account = accountOf(request);
-    if (limits.applies(request)) await limits.createLink(request, account.uid);
+    if (rateLimits.applies(request)) await rateLimits.createLink(request, account.uid);
     const { url, short } = readParameters(['url', 'short'], request.query, request.body);
     if (url === undefined) throw invalid('the parameter "url" is required');
     const shortCode = await links.create(account, { url, short });
-    reply.type(TEXT);
+    reply.type(PLAIN_TEXT);
     return `${baseUrl}/${shortCode}`;
   };
   app.get('/v1/link', { config: createConfig, onRequest: authenticate, schema: createSchema }, create);
@@ -110,7 +106,7 @@ export function registerLinkRoutes(
       const { short } = readParameters(['short'], request.query, request.body);
       if (short === undefined) throw invalid('the parameter "short" is required');
       await links.delete(accountOf(request), short);
-      reply.type(TEXT);
+      reply.type(PLAIN_TEXT);
       return 'Success';
     },
   );

@@ -20,7 +20,13 @@ function carriesToken(request: FastifyRequest, expected: Buffer): boolean {
  * scrape must send it as a Bearer token; without one, anyone who can reach the port can read
  * the numbers (none of which names a link or an account).
  */
-export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string | undefined): void {
+export interface MetricsRouteDeps {
+  readonly metrics: Metrics;
+  /** METRICS_TOKEN: the Bearer token a scrape must send; anyone may scrape when undefined. */
+  readonly token: string | undefined;
+}
+
+export function registerMetricsRoute(app: FastifyInstance, { metrics, token }: MetricsRouteDeps): void {
   const expected = token === undefined ? undefined : digest(token);
   app.get(
     '/metrics',

@@ -4,25 +4,13 @@ import { DomainError, ErrorCode } from '../../errors.ts';
 import type { LinkService } from '../../links/link-service.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
 import type { LinkRecord } from '../../store/store.ts';
-import { notFoundPage } from '../not-found-page.ts';
 import { Operation } from '../operations.ts';
+import { linkBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { errorResponses, LinkSchema, ShortcodeParams } from '../schemas.ts';
-import { BROWSER_HEADERS, NOT_FOUND_CONTENT_SECURITY_POLICY } from '../../web/security-headers.ts';
-import { linkBody } from './links.ts';
+import { sendNotFoundPage } from '../../web/not-found-page.ts';
 
 type CodeRequest = FastifyRequest<{ Params: { code: string } }>;
-
-/** Answers the short-URL space's 404 as a small HTML page (people arrive here from browsers). */
-export function sendNotFoundPage(reply: FastifyReply): FastifyReply {
-  return reply
-    .code(404)
-    .headers(BROWSER_HEADERS)
-    .header('content-security-policy', NOT_FOUND_CONTENT_SECURITY_POLICY)
-    .header('cache-control', 'no-cache')
-    .type('text/html; charset=utf-8')
-    .send(notFoundPage());
-}
 
 function isNotFound(error: unknown): boolean {
   return error instanceof DomainError && error.code === ErrorCode.LinkNotFound;
@@ -35,21 +23,22 @@ const REDIRECT_DESCRIPTION: Readonly<Record<RedirectStatus, string>> = {
   308: '308 Permanent Redirect',
 };
 
-export function registerResolveRoutes(
-  app: FastifyInstance,
-  links: LinkService,
-  limits: RateLimitChecks,
-  redirectStatus: RedirectStatus,
-): void {
+export interface ResolveRoutesDeps {
+  readonly links: LinkService;
+  readonly rateLimits: RateLimitChecks;
+  readonly redirectStatus: RedirectStatus;
+}
+
+export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits, redirectStatus }: ResolveRoutesDeps): void {
   /** The link behind the request's shortcode; `count` decides between GET and HEAD semantics. */
   async function find(request: CodeRequest, count: boolean): Promise<LinkRecord> {
     const code = request.params.code;
-    if (!limits.applies(request)) return count ? links.resolve(code) : links.peek(code);
-    await limits.resolve(request);
+    if (!rateLimits.applies(request)) return count ? links.resolve(code) : links.peek(code);
+    await rateLimits.resolve(request);
     try {
       return await (count ? links.resolve(code) : links.peek(code));
     } catch (error) {
-      if (isNotFound(error)) await limits.unknownCode(request);
+      if (isNotFound(error)) await rateLimits.unknownCode(request);
       throw error;
     }
   }

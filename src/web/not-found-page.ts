@@ -1,4 +1,6 @@
-import { webAssets } from '../web/assets.ts';
+import type { FastifyReply } from 'fastify';
+import { webAssets } from './assets.ts';
+import { BROWSER_HEADERS, NOT_FOUND_CONTENT_SECURITY_POLICY } from './security-headers.ts';
 
 let page: string | undefined;
 
@@ -8,7 +10,7 @@ let page: string | undefined;
  * is styled by the UI's stylesheet (no inline style, so its CSP stays strict) and holds
  * nothing from the request.
  */
-export function notFoundPage(): string {
+function notFoundPage(): string {
   page ??= `<!doctype html>
 <html lang="en">
 <head>
@@ -29,4 +31,15 @@ export function notFoundPage(): string {
 </html>
 `;
   return page;
+}
+
+/** Answers the short-URL space's 404 as the small HTML page (people arrive here from browsers). */
+export function sendNotFoundPage(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(404)
+    .headers(BROWSER_HEADERS)
+    .header('content-security-policy', NOT_FOUND_CONTENT_SECURITY_POLICY)
+    .header('cache-control', 'no-cache')
+    .type('text/html; charset=utf-8')
+    .send(notFoundPage());
 }

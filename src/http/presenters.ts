@@ -1,0 +1,17 @@
+/**
+ * Domain records as the API shows them. The types are the response schemas' (schemas.ts), so
+ * a field added there must be added here; the object literals fix the key order the contract
+ * requires.
+ */
+import type { Account as AccountRecord } from '../accounts/account-service.ts';
+import type { LinkRecord } from '../store/store.ts';
+import type { Account, Link } from './schemas.ts';
+
+export function linkBody(link: LinkRecord): Link {
+  return { ShortCode: link.shortCode, PointsTo: link.pointsTo, CreatedBy: link.createdBy, Accesses: link.accesses };
+}
+
+/** Carries the access code: the route answering it must forbid caching. */
+export function accountBody(account: AccountRecord): Account {
+  return { Uid: account.uid, AccessCode: account.accessCode, DateCreated: account.dateCreated, MaxLinks: account.maxLinks };
+}

@@ -1,0 +1,96 @@
+/**
+ * Runs the server for a configuration: opens the store and the rate-limit counters, builds the
+ * app, listens, and shuts down cleanly on SIGTERM or SIGINT. With `workers > 1` this process
+ * becomes a primary that runs that many such servers (cluster.ts). A failure to start is one
+ * line on standard error and exit status 1.
+ */
+import cluster from 'node:cluster';
+import { buildApp } from './app.ts';
+import { runPrimary } from './cluster.ts';
+import type { Config } from './config.ts';
+import { createCounters } from './rate-limit/create-counters.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './store/store.ts';
+
+export interface StartOptions {
+  /**
+   * The environment cluster workers start with, on top of this process's: the one the
+   * configuration was read from, so that workers (which read it again) see the same.
+   */
+  readonly workerEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Writes the one line and ends the process with status 1. */
+export function failStart(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+/** Resolves once the server listens (or, for a cluster primary, once the workers are forked). */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<void> {
+  if (config.workers > 1 && cluster.isPrimary) {
+    // Open once here, so that a bad database stops the start with one line and the schema
+    // and WAL mode are in place before the workers race to open the same file.
+    await (await openOrFail(config)).close();
+    runPrimary(config, options.workerEnv);
+  } else {
+    await serve(config);
+  }
+}
+
+async function openOrFail(config: Config): Promise<Store> {
+  try {
+    return await openStore(config.storage, { soleProcess: config.workers <= 1 });
+  } catch (error) {
+    failStart(`Unable to start: cannot open the database (${(error as Error).message.split('\n')[0]})`);
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const store = await openOrFail(config);
+  const counters = createCounters(config);
+  const app = await buildApp({ config, store, counters });
+  await counters.connect(app.log);
+
+  let stopping = false;
+  async function stop(signal: string): Promise<void> {
+    if (stopping) {
+      app.log.info({ signal }, 'already shutting down');
+      return;
+    }
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    // If something hangs, give up before the 10 s a supervisor typically allows.
+    const deadline = setTimeout(() => {
+      app.log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
+    try {
+      await app.close();
+      await store.close();
+      await counters.close();
+      app.log.info('stopped');
+      process.exitCode = 0;
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exitCode = 1;
+    }
+    clearTimeout(deadline);
+    // Everything is closed and the process ends by itself, except that a cluster worker's
+    // channel to its primary would keep it alive.
+    if (cluster.isWorker) process.disconnect();
+  }
+  // `on`, not `once`: with no listener left, a repeated signal would take Node's default action
+  // and kill the process in the middle of finishing its requests.
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await store.close();
+    await counters.close();
+    failStart(`Unable to start: cannot listen on ${config.host}:${config.port} (${(error as Error).message})`);
+  }
+}
