@@ -3,8 +3,10 @@
  * (SQLite, and PostgreSQL when TEST_DATABASE_URL is set).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn as spawnProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
 import postgres from 'postgres';
@@ -12,33 +14,38 @@ import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite.ts';
 import { POSTGRES_MIGRATIONS } from '../../src/store/migrations/postgres.ts';
 import { E2E_BASE_URL, REPO_ROOT } from '../helpers/process.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
+import type { Account } from '../../src/http/schemas.ts';
 import { CLI_ENTRY, cliEnvironment, runCli, tempFolder } from './support.ts';
 
 describe('shortlink serve', () => {
   const folder = tempFolder();
   after(() => folder.remove());
 
-  test('serves the API until SIGTERM, then exits 0', { timeout: 30_000 }, async () => {
-    const child = spawn(process.execPath, [CLI_ENTRY, 'serve'], {
-      cwd: REPO_ROOT,
-      env: cliEnvironment({ PORT: '0', HOST: '127.0.0.1', BASE_URL: E2E_BASE_URL, DATABASE_URL: folder.file('serve.db'), RATE_LIMIT: 'off' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
+  /** Waits for the server's "listening" line and returns its address. */
+  function listeningUrl(child: ChildProcessWithoutNullStreams, exited: Promise<unknown>): Promise<string> {
+    let output = '';
+    return new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+      });
+      void exited.then(() => reject(new Error(`serve exited first:\n${output}`)));
     });
+  }
+
+  /** Runs `child` until it listens, creates an account and a link there, then stops it with SIGTERM. */
+  async function exercise(child: ChildProcessWithoutNullStreams): Promise<void> {
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
       child.once('close', (code, signal) => resolve({ code, signal })));
     try {
-      let output = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-          output += chunk;
-          const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-          if (match) resolve(match[1]!);
-        });
-        void exited.then(() => reject(new Error(`serve exited first:\n${output}`)));
-      });
+      const url = await listeningUrl(child, exited);
       const created = await fetch(`${url}/v1/new_account`, { signal: AbortSignal.timeout(10_000) });
       assert.equal(created.status, 200);
-      const account = (await created.json()) as { AccessCode: string };
+      const account = (await created.json()) as Account;
       const link = await fetch(`${url}/v1/link?url=https://example.com&short=served`, {
         headers: { authorization: `Bearer ${account.AccessCode}` },
         signal: AbortSignal.timeout(10_000),
@@ -49,6 +56,34 @@ describe('shortlink serve', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  }
+
+  test('serves the API until SIGTERM, then exits 0', { timeout: 30_000 }, async () => {
+    const child = spawnProcess(process.execPath, [CLI_ENTRY, 'serve'], {
+      cwd: REPO_ROOT,
+      env: cliEnvironment({ PORT: '0', HOST: '127.0.0.1', BASE_URL: E2E_BASE_URL, DATABASE_URL: folder.file('serve.db'), RATE_LIMIT: 'off' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    await exercise(child);
+  });
+
+  test('takes its configuration from the environment the CLI is given, not the process\'s', { timeout: 30_000 }, async () => {
+    // runCli with an environment of its own, in a process whose environment would not start
+    // (a bad PORT, an unusable database): serve used to read process.env instead.
+    const given = { PORT: '0', HOST: '127.0.0.1', BASE_URL: E2E_BASE_URL, DATABASE_URL: folder.file('given.db'), RATE_LIMIT: 'off' };
+    const runModule = pathToFileURL(join(REPO_ROOT, 'src', 'cli', 'run.ts')).href;
+    const script =
+      `import { runCli } from ${JSON.stringify(runModule)};\n` +
+      `process.exitCode = await runCli(['serve'], { env: ${JSON.stringify(given)}, stdout: process.stdout, stderr: process.stderr });\n`;
+    const scriptPath = folder.file('serve-with-env.mjs');
+    writeFileSync(scriptPath, script);
+    const child = spawnProcess(process.execPath, [scriptPath], {
+      cwd: folder.path,
+      env: cliEnvironment({ PORT: 'eighty', DATABASE_URL: '/proc/version/unusable.db' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    await exercise(child);
+    assert.ok(existsSync(given.DATABASE_URL), 'the database is the one named in the given environment');
   });
 });
 

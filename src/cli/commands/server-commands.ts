@@ -40,8 +40,18 @@ ${ENVIRONMENT_HELP}
   async run(args, context) {
     const parsed = parseCommand(args, context, { command: serve, options: {}, positionals: [] });
     if (parsed === undefined) return 0;
-    // The server's entry reads its configuration, listens and handles signals on import.
-    await import('../../server.ts');
+    let config: Config;
+    try {
+      config = loadConfig(context.env);
+    } catch (error) {
+      // Worded as `npm start` words it: this is the server starting.
+      if (!(error instanceof ConfigError)) throw error;
+      context.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    const { startServer } = await import('../../start-server.ts');
+    // Workers re-run this command: they get the same environment, so the same configuration.
+    await startServer(config, { workerEnv: context.env });
     return 0;
   },
 };
