@@ -11,24 +11,15 @@
  * the service's one-line message (`Unable to create link: …`).
  */
 
-/** An account, as `GET /v1/new_account` and `GET /v1/get_account` answer it. */
-export interface Account {
-  readonly Uid: number;
-  /** The account's only credential, a v4 UUID. Keep it: the service cannot show it again. */
-  readonly AccessCode: string;
-  /** ISO 8601, `2026-11-22T04:12:49.123Z`. */
-  readonly DateCreated: string;
-  readonly MaxLinks: number;
-}
+import type { Account, Link } from '../http/schemas.ts';
 
-/** A link, as `GET /v1/get/{shortcode}` and `GET /v1/links` answer it. */
-export interface Link {
-  readonly ShortCode: string;
-  readonly PointsTo: string;
-  /** The Uid of the owning account. */
-  readonly CreatedBy: number;
-  readonly Accesses: number;
-}
+/**
+ * An account (`newAccount`, `getAccount`) and a link (`resolve`, `listLinks`): the types of
+ * the service's own response schemas, so the client cannot drift from what the service sends.
+ * Type-only: the client loads nothing of the server at run time. The AccessCode is the
+ * account's only credential; keep it, the service cannot show it again.
+ */
+export type { Account, Link };
 
 export interface CreateLinkOptions {
   /** A shortcode of your choice (5–2000 of `A–Z a–z 0–9 - . _ ~`); generated when omitted. */

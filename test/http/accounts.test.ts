@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import type { Account as AccountJson } from '../../src/http/schemas.ts';
 import { newAccount } from '../helpers/app.ts';
 import { ACCOUNT_KEYS, appFor, assertError, JSON_TYPE } from './support.ts';
 
 const UUID_V4_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-interface AccountJson {
-  Uid: number;
-  AccessCode: string;
-  DateCreated: string;
-  MaxLinks: number;
-}
 
 describe('new_account', () => {
   for (const method of ['GET', 'POST'] as const) {

@@ -1,13 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Link as LinkJson } from '../../src/http/schemas.ts';
 import { createTestApp, newAccount, TEST_BASE_URL, type TestApp } from '../helpers/app.ts';
 
-interface LinkJson {
-  ShortCode: string;
-  PointsTo: string;
-  CreatedBy: number;
-  Accesses: number;
-}
 
 /** Runs `body` against a fresh app on its own database, closing and removing it afterwards. */
 async function withApp(body: (t: TestApp) => Promise<void>): Promise<void> {

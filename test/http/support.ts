@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Config } from '../../src/config.ts';
+import type { Link } from '../../src/http/schemas.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../helpers/app.ts';
 
 export type Reply = LightMyRequestResponse;
@@ -14,12 +15,8 @@ export const HTML = 'text/html; charset=utf-8';
 export const LINK_KEYS = ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses'];
 export const ACCOUNT_KEYS = ['Uid', 'AccessCode', 'DateCreated', 'MaxLinks'];
 
-export interface LinkJson {
-  ShortCode: string;
-  PointsTo: string;
-  CreatedBy: number;
-  Accesses: number;
-}
+/** The Link JSON, as the API's schema types it. */
+export type LinkJson = Link;
 
 /** A fresh app for one test, closed (and its database removed) when the test ends. */
 export async function appFor(
