@@ -5,11 +5,11 @@ import type { Counters } from '../rate-limit/counters.ts';
 
 /**
  * The abuse controls of the HTTP layer. Each check throws RateLimited (429 with
- * Retry-After) when its window is used up; when limits are off, or the client address is
+ * Retry-After) when its window is used up; when rate limiting is off, or the client address is
  * exempt, every check returns at once without touching the counters.
  */
 export interface RateLimitChecks {
-  /** False when limits are off or the client is exempt: callers on hot paths skip the checks. */
+  /** False when rate limiting is off or the client is exempt: callers on hot paths skip the checks. */
   applies(request: FastifyRequest): boolean;
   newAccount(request: FastifyRequest): Promise<void>;
   /** Refuses a client that has failed authentication too often, before trying its code. */

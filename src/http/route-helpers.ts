@@ -27,15 +27,15 @@ export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Pro
  * without a valid access code is refused (401) before any parameter is looked at. `fresh`
  * bypasses the account cache, for routes whose answer is the account itself.
  */
-export function createAuthenticate(accounts: AccountService, limits: RateLimitChecks, options: { fresh?: boolean } = {}): Authenticate {
+export function createAuthenticate(accounts: AccountService, rateLimits: RateLimitChecks, options: { fresh?: boolean } = {}): Authenticate {
   return async (request) => {
-    const limited = limits.applies(request);
-    if (limited) await limits.beforeAuthentication(request);
+    const limited = rateLimits.applies(request);
+    if (limited) await rateLimits.beforeAuthentication(request);
     try {
       request.account = await accounts.authenticate(extractAccessCode(request.query, request.raw), options);
     } catch (error) {
       if (limited && error instanceof DomainError && error.code === ErrorCode.Unauthenticated) {
-        await limits.failedAuthentication(request);
+        await rateLimits.failedAuthentication(request);
       }
       throw error;
     }
