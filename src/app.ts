@@ -46,8 +46,6 @@ export interface AppDeps {
   readonly readiness?: readonly ReadinessCheck[];
 }
 
-export type { RegisteredRoute } from './http/registered-routes.ts';
-
 /** Builds the HTTP application around an open store. */
 export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [] }: AppDeps): Promise<FastifyInstance> {
   const metrics = createMetrics();
