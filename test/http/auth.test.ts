@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { newAccount } from '../helpers/app.ts';
 import { appFor, assertError, createLinkOk, listen, listLinks, rawRequest } from './support.ts';
+import type { Account } from '../../src/http/schemas.ts';
 
 const CHALLENGE = 'Bearer realm="shortlink"';
 
@@ -34,7 +35,7 @@ describe('where the access code may come from', () => {
       const { query, headers } = place(code);
       const response = await whoAmI(app, query, headers);
       assert.equal(response.statusCode, 200, response.body);
-      assert.equal((response.json() as { Uid: number }).Uid, uid);
+      assert.equal((response.json() as Account).Uid, uid);
     });
   }
 
@@ -43,7 +44,7 @@ describe('where the access code may come from', () => {
     const { code, uid } = await newAccount(app);
     const response = await app.inject({ method: 'GET', url: `/v1/get_account?%61uth=${code}` });
     assert.equal(response.statusCode, 200, response.body);
-    assert.equal((response.json() as { Uid: number }).Uid, uid);
+    assert.equal((response.json() as Account).Uid, uid);
   });
 
   test('treats an empty auth parameter as absent (401)', async (t) => {

@@ -12,6 +12,7 @@ import { DEFAULT_RATE_LIMIT_POLICIES, loadConfig, type Config, type RateLimitPol
 import { createMemoryCounters } from '../../src/rate-limit/counters.ts';
 import { TEST_BASE_URL } from '../helpers/app.ts';
 import { appFor, assertError, HTML, type LinkJson, type Reply } from './support.ts';
+import type { Account } from '../../src/http/schemas.ts';
 
 const CLIENT = '203.0.113.7';
 const OTHER_CLIENT = '203.0.113.8';
@@ -50,7 +51,7 @@ function newAccountFrom(app: FastifyInstance, remoteAddress: string, method: 'GE
 async function account(app: FastifyInstance, remoteAddress = '198.51.100.250'): Promise<{ code: string; uid: number }> {
   const response = await newAccountFrom(app, remoteAddress);
   assert.equal(response.statusCode, 200, response.body);
-  const body = response.json() as { AccessCode: string; Uid: number };
+  const body = response.json() as Account;
   return { code: body.AccessCode, uid: body.Uid };
 }
 
@@ -85,7 +86,7 @@ describe('account creation limit (per client address)', () => {
 
     const other = await newAccountFrom(app, OTHER_CLIENT);
     assert.equal(other.statusCode, 200, 'another address is unaffected');
-    assert.equal((other.json() as { Uid: number }).Uid, 4, 'the refused requests created no account');
+    assert.equal((other.json() as Account).Uid, 4, 'the refused requests created no account');
   });
 
   test('counts a fixed window from the first request, then allows again', async (t) => {

@@ -23,6 +23,7 @@ import {
   account, assertErrorBody, assertInjectedError, assertNotFoundPage, listenLocal, rawExchange, securityApp, snapshot,
   tableNames, TEXT, type SecurityApp,
 } from './support.ts';
+import type { Link } from '../../src/http/schemas.ts';
 
 /** What the seeded database holds; cases build their requests from it. */
 interface Seed {
@@ -487,7 +488,7 @@ describe('hostile-looking targets that are valid http(s) URLs: stored as given, 
       const short = created.body.slice(TEST_BASE_URL.length + 1);
 
       const listed = await app.inject({ method: 'GET', url: '/v1/links', headers: { authorization: seed.code } });
-      const link = (listed.json() as { ShortCode: string; PointsTo: string }[]).find((l) => l.ShortCode === short);
+      const link = (listed.json() as Link[]).find((l) => l.ShortCode === short);
       assert.equal(link?.PointsTo, url, 'stored exactly as given');
 
       const followed = await app.inject({ method: 'GET', url: `/${short}` });

@@ -21,6 +21,7 @@ import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
 import { TEST_BASE_URL, tempDir, testConfig } from '../helpers/app.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
+import type { Account } from '../../src/http/schemas.ts';
 
 const MAX_LINKS = 3;
 const TEXT = 'text/plain; charset=utf-8';
@@ -138,7 +139,7 @@ function newAccount(): Command {
   return command('NewAccount', async (model, real) => {
     const response = await real.app.inject({ method: 'POST', url: '/v1/new_account' });
     assert.equal(response.statusCode, 200, response.body);
-    const body = response.json() as { Uid: number; AccessCode: string; DateCreated: string; MaxLinks: number };
+    const body = response.json() as Account;
     assert.deepEqual(Object.keys(body), ['Uid', 'AccessCode', 'DateCreated', 'MaxLinks']);
     assert.ok(body.Uid > model.lastUid, `Uid ${body.Uid} increases past ${model.lastUid}`);
     assert.equal(body.MaxLinks, MAX_LINKS);
@@ -246,7 +247,7 @@ function getAccount(who: number): Command {
     const account = model.accounts[who % model.accounts.length]!;
     const response = await real.app.inject({ method: 'GET', url: '/v1/get_account', query: { auth: account.code.toUpperCase() } });
     assert.equal(response.statusCode, 200, response.body);
-    const body = response.json() as { Uid: number; AccessCode: string; MaxLinks: number };
+    const body = response.json() as Account;
     assert.equal(body.Uid, account.uid);
     assert.equal(body.AccessCode, account.code);
     assert.equal(body.MaxLinks, MAX_LINKS);

@@ -14,6 +14,7 @@ import type { Config } from '../../src/config.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir, testConfig } from '../helpers/app.ts';
+import type { Account } from '../../src/http/schemas.ts';
 
 export const TEXT = 'text/plain; charset=utf-8';
 export const HTML = 'text/html; charset=utf-8';
@@ -173,6 +174,6 @@ export async function listenLocal(app: FastifyInstance): Promise<number> {
 export async function account(app: FastifyInstance): Promise<{ code: string; uid: number }> {
   const response = await app.inject({ method: 'GET', url: '/v1/new_account' });
   assert.equal(response.statusCode, 200, response.body);
-  const body = response.json() as { AccessCode: string; Uid: number };
+  const body = response.json() as Account;
   return { code: body.AccessCode, uid: body.Uid };
 }
