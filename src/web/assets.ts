@@ -2,11 +2,12 @@
  * The browser UI's files, read once into memory. Every asset is served under
  * `/assets/<version>/<file>`, where the version is a digest of all of them: a changed file
  * gets a new URL, so assets can be cached for a year and the page (revalidated on every
- * visit) always names the right ones. One version for the whole set keeps the ES module's
- * relative imports (`./uqr.js`) working without rewriting them.
+ * visit) always names the right ones. One version for the whole set keeps the ES modules'
+ * relative imports (`./dom.js`, `./uqr.js`) working without rewriting them: the page names
+ * only the entry module, `app.js`, and the browser fetches the rest from its imports.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** One file ready to send. */
@@ -23,7 +24,7 @@ export interface WebAssets {
   readonly version: string;
   /** The page served at `/`. */
   readonly page: WebFile;
-  /** Assets by file name (`app.js`, `app.css`, `uqr.js`, `favicon.svg`). */
+  /** Assets by file name (`app.js` and the modules it imports, `uqr.js`, `app.css`, `favicon.svg`). */
   readonly files: ReadonlyMap<string, WebFile>;
   /** The URL path of an asset, e.g. `/assets/3f9c…/app.css`. */
   href(name: string): string;
@@ -36,13 +37,31 @@ const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
 };
 
-/** Where each served asset comes from. The QR encoder is served straight from its package. */
-const SOURCES: Readonly<Record<string, URL>> = {
-  'app.js': new URL('./app.js', import.meta.url),
-  'app.css': new URL('./app.css', import.meta.url),
-  'favicon.svg': new URL('./favicon.svg', import.meta.url),
-  'uqr.js': new URL(import.meta.resolve('uqr')),
-};
+const WEB_DIR = new URL('./', import.meta.url);
+
+/**
+ * Which files of this folder the browser gets: the UI's ES modules, its stylesheet and its
+ * icon. Every module is served, so a new one needs no entry anywhere (the `.ts` files are
+ * the server's).
+ */
+const SERVED = /\.(?:js|css|svg)$/;
+
+/**
+ * Where each served asset comes from, in name order (the version must not depend on the
+ * order the file system lists them in). The QR encoder is served straight from its package,
+ * as `uqr.js` beside the modules that import it.
+ */
+function sources(): Map<string, URL> {
+  const found = new Map<string, URL>();
+  const names = readdirSync(WEB_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && SERVED.test(entry.name))
+    .map((entry) => entry.name)
+    .sort();
+  for (const name of names) found.set(name, new URL(name, WEB_DIR));
+  if (found.has('uqr.js')) throw new Error('src/web/uqr.js would hide the uqr package served under that name');
+  found.set('uqr.js', new URL(import.meta.resolve('uqr')));
+  return found;
+}
 
 /** The placeholder in index.html that becomes `/assets/<version>`. */
 const ASSETS_PLACEHOLDER = /%ASSETS%/g;
@@ -60,7 +79,7 @@ function webFile(body: Buffer, contentType: string): WebFile {
 function load(): WebAssets {
   const files = new Map<string, WebFile>();
   const digest = createHash('sha256');
-  for (const [name, source] of Object.entries(SOURCES)) {
+  for (const [name, source] of sources()) {
     const body = readFileSync(fileURLToPath(source));
     digest.update(name).update('\0').update(body).update('\0');
     files.set(name, webFile(body, typeOf(name)));

@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, test, type TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import ts from 'typescript';
+import { webAssets } from '../../src/web/assets.ts';
 import { createTestApp, newAccount, type TestApp } from '../helpers/app.ts';
 
 const UI_CSP =
@@ -21,6 +24,43 @@ async function appFor(t: TestContext): Promise<TestApp> {
 /** Every src and href in an HTML text. */
 function references(html: string): string[] {
   return [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
+}
+
+/** A served module: its URL path and what the server answered. */
+interface ServedModule {
+  readonly url: string;
+  readonly headers: Record<string, unknown>;
+  readonly body: string;
+}
+
+/**
+ * The page's entry module and every module it imports, at any depth, fetched as the browser
+ * would fetch them: each specifier resolved against the URL of the module that names it.
+ * Imports are found by TypeScript's scanner (static, re-exports and dynamic `import()`;
+ * comments and strings are skipped). Fails on a bare specifier, which a browser cannot
+ * resolve without an import map, and on any import the server does not answer, naming the
+ * module that asked: a typo in an import path would otherwise show only in a browser.
+ */
+async function moduleGraph(app: FastifyInstance): Promise<Map<string, ServedModule>> {
+  const html = (await app.inject({ url: '/' })).body;
+  const entries = [...html.matchAll(/<script\b[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!);
+  assert.equal(entries.length, 1, 'the page names one script: the entry module');
+  const found = new Map<string, ServedModule>();
+  const queue: { url: string; importer: string }[] = [{ url: entries[0]!, importer: 'the page' }];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const { url, importer } = next;
+    if (found.has(url)) continue;
+    const response = await app.inject({ url });
+    assert.equal(response.statusCode, 200, `${url}, imported by ${importer}`);
+    found.set(url, { url, headers: response.headers, body: response.body });
+    for (const { fileName: specifier } of ts.preProcessFile(response.body, true, true).importedFiles) {
+      assert.match(specifier, /^\.\.?\//, `${url} imports ${specifier}: only relative specifiers resolve in a browser`);
+      const resolved = new URL(specifier, `http://page.test${url}`);
+      assert.equal(resolved.search + resolved.hash, '', `${url} imports ${specifier}`);
+      queue.push({ url: resolved.pathname, importer: url });
+    }
+  }
+  return found;
 }
 
 function assertBrowserHeaders(headers: Record<string, unknown>, csp: string | RegExp): void {
@@ -84,7 +124,8 @@ describe('the web UI assets', () => {
       css: 'text/css; charset=utf-8',
       svg: 'image/svg+xml',
     };
-    assert.deepEqual(assets.map((a) => a.slice(a.lastIndexOf('/') + 1)).sort(), ['app.css', 'app.js', 'favicon.svg', 'uqr.js']);
+    // The page names the entry module only; the browser finds the others through its imports.
+    assert.deepEqual(assets.map((a) => a.slice(a.lastIndexOf('/') + 1)).sort(), ['app.css', 'app.js', 'favicon.svg']);
     for (const asset of assets) {
       const response = await app.inject({ url: asset });
       assert.equal(response.statusCode, 200, asset);
@@ -96,14 +137,32 @@ describe('the web UI assets', () => {
     }
   });
 
+  test('every module the entry imports, at any depth, is served as JavaScript with immutable caching and the CSP', async (t) => {
+    const { app } = await appFor(t);
+    const modules = await moduleGraph(app);
+    const prefix = `/assets/${webAssets().version}/`;
+    for (const { url, headers } of modules.values()) {
+      assert.ok(url.startsWith(prefix), `${url} is under the current version`);
+      assert.equal(headers['content-type'], 'text/javascript; charset=utf-8', url);
+      assert.equal(headers['cache-control'], 'public, max-age=31536000, immutable', url);
+      assertBrowserHeaders(headers, UI_CSP);
+    }
+    const names = [...modules.keys()].map((url) => url.slice(prefix.length)).sort();
+    for (const name of ['account-view.js', 'api.js', 'app.js', 'dom.js', 'links-view.js', 'lookup-view.js', 'qr.js', 'session.js', 'uqr.js']) {
+      assert.ok(names.includes(name), `${name} is reached from the entry`);
+    }
+    const servedModules = [...webAssets().files.keys()].filter((name) => name.endsWith('.js')).sort();
+    assert.deepEqual(names, servedModules, 'every served module is imported, and every imported one served');
+  });
+
   test('serve the QR encoder straight from its npm package', async (t) => {
     const { app } = await appFor(t);
-    const html = (await app.inject({ url: '/' })).body;
-    const uqr = references(html).find((ref) => ref.endsWith('/uqr.js'))!;
+    const modules = await moduleGraph(app);
+    const uqr = [...modules.keys()].find((url) => url.endsWith('/uqr.js'))!;
     const served = (await app.inject({ url: uqr })).rawPayload;
     assert.deepEqual(served, readFileSync(fileURLToPath(import.meta.resolve('uqr'))));
-    const appJs = (await app.inject({ url: uqr.replace('uqr.js', 'app.js') })).body;
-    assert.match(appJs, /from '\.\/uqr\.js'/, 'the module imports it relative to its own versioned path');
+    const qrJs = modules.get(uqr.replace('uqr.js', 'qr.js'))!.body;
+    assert.match(qrJs, /from '\.\/uqr\.js'/, 'the module imports it relative to its own versioned path');
   });
 
   test('load nothing from elsewhere: no imports, fonts or urls in the stylesheet', async (t) => {
@@ -111,9 +170,10 @@ describe('the web UI assets', () => {
     const html = (await app.inject({ url: '/' })).body;
     const css = (await app.inject({ url: references(html).find((ref) => ref.endsWith('/app.css'))! })).body;
     assert.doesNotMatch(css, /@import|@font-face|url\(/i);
-    const js = (await app.inject({ url: references(html).find((ref) => ref.endsWith('/app.js'))! })).body;
-    for (const url of js.match(/https?:\/\/[^\s'"`]+/g) ?? []) {
-      assert.equal(url, 'http://www.w3.org/2000/svg', 'the only absolute URL is the SVG namespace, never fetched');
+    for (const { url: module, body: js } of (await moduleGraph(app)).values()) {
+      for (const url of js.match(/https?:\/\/[^\s'"`]+/g) ?? []) {
+        assert.equal(url, 'http://www.w3.org/2000/svg', `${module}: the only absolute URL is the SVG namespace, never fetched`);
+      }
     }
   });
 
