@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { redactUrl } from '../../src/http/redact.ts';
+
+const CODE = '9e0c2a4b-1d3f-4a5b-8c6d-7e8f9a0b1c2d';
+const encoded = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+
+test('replaces only the raw characters a percent-encoded UUID came from', () => {
+  assert.equal(redactUrl(`/v1/links?x=1;auth=${encoded(CODE)}`), '/v1/links?x=1;auth=[REDACTED]');
+  assert.equal(redactUrl(`/a/${encoded(CODE)}/b?q=${encoded('ok')}`), `/a/[REDACTED]/b?q=${encoded('ok')}`);
+  assert.equal(redactUrl(`/?k=${CODE.slice(0, 10)}${encoded(CODE.slice(10))}&keep=1`), '/?k=[REDACTED]&keep=1');
+});
+
+test('decodes repeatedly, as a reader pasting the line into a decoder would', () => {
+  assert.equal(redactUrl(`/?v=${encoded(encoded(CODE))}`), '/?v=[REDACTED]');
+});
+
+test('redacts the value of auth however its name is disguised', () => {
+  for (const name of ['+auth', 'auth%00', '%20AUTH', 'a%2575th']) {
+    assert.equal(redactUrl(`/v1/links?${name}=secret-value&y=2`), `/v1/links?${name}=[REDACTED]&y=2`, name);
+  }
+  assert.equal(redactUrl('/v1/links?author=kept'), '/v1/links?author=kept');
+});
+
+test('leaves text without a UUID alone, including broken escapes and non-ASCII bytes', () => {
+  for (const url of ['/v1/get/%E0%A4%A', '/x?q=%zz%4', '/caf%C3%A9?a=b&c', '/plain']) assert.equal(redactUrl(url), url);
+});
