@@ -72,6 +72,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
     clock,
     ownOrigin: new URL(config.baseUrl).origin,
     blockedHosts: config.blockedHosts,
+    selfHosts: config.selfHosts,
   });
   let rateLimitCounters = counters;
   if (rateLimitCounters === undefined) {

@@ -3,7 +3,7 @@
  * are reported together, and the result is frozen so nothing downstream can drift from it.
  */
 import { readFileSync } from 'node:fs';
-import { domainToASCII } from 'node:url';
+import { parseHostEntry } from './links/host-rules.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type SqliteSynchronous = 'normal' | 'full';
@@ -53,8 +53,13 @@ export interface Config {
    * Fastify 5 ignores one (it cannot tell a proxy from a client that forged the header).
    */
   readonly trustProxy: boolean | readonly string[];
-  /** Target hosts refused at link creation, subdomains included; lower case. */
+  /**
+   * Targets refused at link creation, in canonical form (see parseHostEntry): host names
+   * (subdomains included, punycode), IPv4/IPv6 addresses and CIDR ranges.
+   */
   readonly blockedHosts: readonly string[];
+  /** Other host names or addresses the service answers to (SELF_HOSTS): targets there would loop. */
+  readonly selfHosts: readonly string[];
   /** Server processes to run on this machine (node:cluster) sharing one database. */
   readonly workers: number;
   readonly logLevel: LogLevel;
@@ -220,22 +225,32 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const blockedHosts: string[] = [];
-  const addBlocked = (list: string) => {
+  const addBlocked = (list: string, source: string) => {
     for (const item of list.split(/[\s,]+/)) {
-      const name = item.trim().toLowerCase().replace(/^\*?\./, '').replace(/\.$/, '');
-      // Compare in the form the URL parser produces: punycode for international names.
-      if (name !== '') blockedHosts.push(domainToASCII(name) || name);
+      if (item === '') continue;
+      const entry = parseHostEntry(item, { range: true });
+      // An entry that can never match would leave the operator believing a host is blocked.
+      if (typeof entry === 'string') blockedHosts.push(entry);
+      else problems.push(`${source} entry ${quote(item)} ${entry.problem}`);
     }
   };
   const rawBlocked = text('BLOCKED_HOSTS');
-  if (rawBlocked !== undefined) addBlocked(rawBlocked);
+  if (rawBlocked !== undefined) addBlocked(rawBlocked, 'BLOCKED_HOSTS');
   const blockedFile = text('BLOCKED_HOSTS_FILE');
   if (blockedFile !== undefined) {
     try {
-      addBlocked(readFileSync(blockedFile, 'utf8').replace(/#.*$/gm, ''));
+      addBlocked(readFileSync(blockedFile, 'utf8').replace(/#.*$/gm, ''), 'BLOCKED_HOSTS_FILE');
     } catch (error) {
       problems.push(`BLOCKED_HOSTS_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ${quote(blockedFile)}`);
     }
+  }
+
+  const selfHosts: string[] = [];
+  for (const item of (text('SELF_HOSTS') ?? '').split(/[\s,]+/)) {
+    if (item === '') continue;
+    const entry = parseHostEntry(item, { range: false });
+    if (typeof entry === 'string') selfHosts.push(entry);
+    else problems.push(`SELF_HOSTS entry ${quote(item)} ${entry.problem}`);
   }
 
   let workers = 1;
@@ -282,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitExempt: Object.freeze(rateLimitExempt),
     trustProxy: Array.isArray(trustProxy) ? Object.freeze([...trustProxy]) : trustProxy,
     blockedHosts: Object.freeze(blockedHosts),
+    selfHosts: Object.freeze(selfHosts),
     workers,
     logLevel,
     redirectStatus,

@@ -84,6 +84,8 @@ export interface RowRules {
   /** The service's own origin (from BASE_URL): links back to it are refused, as by the API. */
   readonly ownOrigin: string;
   readonly blockedHosts: readonly string[];
+  /** Other names the service answers to (SELF_HOSTS); absent: none. */
+  readonly selfHosts?: readonly string[];
   /** DateCreated for rows that carry none. */
   readonly now: string;
 }
@@ -109,7 +111,7 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
   try {
     const url = text(map.url);
     if (url === '') return { ok: false, reason: 'the url is empty' };
-    const pointsTo = validateTargetUrl(url, rules.ownOrigin, rules.blockedHosts);
+    const pointsTo = validateTargetUrl(url, rules.ownOrigin, rules.blockedHosts, rules.selfHosts);
 
     let code = text(map.shortCode);
     if (code === '' && map.shortUrl !== undefined) code = shortCodeOfUrl(text(map.shortUrl));

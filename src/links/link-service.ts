@@ -25,8 +25,10 @@ export interface LinkServiceDeps {
   readonly clock: () => Date;
   /** The service's own public origin; links pointing at it are refused. */
   readonly ownOrigin: string;
-  /** Target hosts (and their subdomains) refused at creation. */
+  /** Target hosts (and their subdomains), addresses and ranges refused at creation. */
   readonly blockedHosts?: readonly string[];
+  /** Other names the service answers to (SELF_HOSTS); links pointing at them are refused. */
+  readonly selfHosts?: readonly string[];
 }
 
 // A generated code collides with probability (links held) / 62^6 per draw; eight straight
@@ -37,7 +39,7 @@ function notFound(): DomainError {
   return new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
 }
 
-export function createLinkService({ store, clock, ownOrigin, blockedHosts = [] }: LinkServiceDeps): LinkService {
+export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], selfHosts = [] }: LinkServiceDeps): LinkService {
   function capReached(account: AccountRecord): DomainError {
     return new DomainError(
       ErrorCode.LinkCapReached,
@@ -47,7 +49,7 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [] }
 
   return {
     async create(account, input) {
-      const pointsTo = validateTargetUrl(input.url, ownOrigin, blockedHosts);
+      const pointsTo = validateTargetUrl(input.url, ownOrigin, blockedHosts, selfHosts);
       const dateCreated = clock().toISOString();
       if (input.short !== undefined) {
         const shortCode = validateCustomShortcode(input.short);

@@ -1,4 +1,5 @@
 import { invalid } from '../errors.ts';
+import { createHostList, pointsAtService, type HostList } from './host-rules.ts';
 
 export const URL_MAX = 2000;
 
@@ -25,9 +26,11 @@ export function codePointLength(text: string): number {
 
 /**
  * Checks a target URL and returns it unchanged, or throws an invalid-parameter error.
- * `ownOrigin` is the service's public origin: a link pointing back at it would loop.
+ * `ownOrigin` is the service's public origin and `selfHosts` the other names it answers to: a
+ * link pointing back at the service would loop (see pointsAtService). `blockedHosts` are
+ * canonical entries (config.ts reads them with parseHostEntry).
  */
-export function validateTargetUrl(url: string, ownOrigin: string, blockedHosts: readonly string[] = []): string {
+export function validateTargetUrl(url: string, ownOrigin: string, blockedHosts: readonly string[] = [], selfHosts: readonly string[] = []): string {
   if (url.length === 0) throw invalid('url must not be empty');
   if (url.length > URL_MAX && codePointLength(url) > URL_MAX) {
     throw invalid(`url must be at most ${URL_MAX} characters long`);
@@ -48,23 +51,26 @@ export function validateTargetUrl(url: string, ownOrigin: string, blockedHosts: 
     // `https://trusted.example@evil.example/` is a classic phishing disguise.
     throw invalid('url must not contain a user name or password');
   }
-  if (parsed.origin === ownOrigin) throw invalid('url must not point back at this service');
+  if (pointsAtService(parsed, ownOrigin, selfHosts)) throw invalid('url must not point back at this service');
   if (blockedHosts.length > 0 && isBlockedHost(parsed.hostname, blockedHosts)) {
     throw invalid(`links to ${parsed.hostname} are not allowed on this service`);
   }
   return url;
 }
 
+// The configuration's list is frozen and lives as long as the process: build its matcher once.
+const compiled = new WeakMap<readonly string[], HostList>();
+
 /**
  * True when `hostname` (as the URL parser gives it: lower case, punycode) is one of the
- * blocked hosts or a subdomain of one.
+ * blocked hosts or a subdomain of one, or an address in a blocked address or range (an
+ * IPv4-mapped IPv6 address counts as its IPv4 address).
  */
 export function isBlockedHost(hostname: string, blockedHosts: readonly string[]): boolean {
-  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
-  for (const blocked of blockedHosts) {
-    if (host === blocked || (host.length > blocked.length && host.endsWith(blocked) && host[host.length - blocked.length - 1] === '.')) {
-      return true;
-    }
+  let list = compiled.get(blockedHosts);
+  if (list === undefined) {
+    list = createHostList(blockedHosts);
+    if (Object.isFrozen(blockedHosts)) compiled.set(blockedHosts, list);
   }
-  return false;
+  return list.matches(hostname);
 }

@@ -53,8 +53,10 @@ function modelAcceptsUrl(url: string): boolean {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
   if (parsed.host === '') return false;
   if (parsed.username !== '' || parsed.password !== '') return false;
-  if (parsed.origin === OWN_ORIGIN) return false;
   const host = parsed.hostname.replace(/\.$/, '');
+  // A loop (issue 13, item 12): the service's own host under either scheme, on a default port
+  // or its own (OWN_ORIGIN's is the default), with or without the trailing dot.
+  if (host === new URL(OWN_ORIGIN).hostname && ['', '80', '443'].includes(parsed.port)) return false;
   return !BLOCKED.some((blocked) => host === blocked || host.endsWith(`.${blocked}`));
 }
 

@@ -84,14 +84,15 @@ describe('validateTargetUrl accepts', () => {
     accepts(url);
   });
 
-  test('a URL on the service host but with another scheme or port (a different origin)', () => {
-    accepts('https://sl.test/x');
+  test('a URL on the service host but on another, non-default port, or on another host', () => {
     accepts('http://sl.test:81/x');
+    accepts('https://sl.test:8443/x');
     accepts('http://www.sl.test/x');
   });
 
-  test('any URL when the own origin is https and the URL is http on the same host', () => {
-    accepts('http://short.example/x', 'https://short.example');
+  test('loopback targets when the service itself is not on a loopback host', () => {
+    accepts('http://localhost:8080/');
+    accepts('http://0x7f.1/');
   });
 });
 
@@ -178,6 +179,37 @@ describe('validateTargetUrl rejects', () => {
     rejects('http://sl.test/x');
     rejects('http://sl.test');
     rejects('http://sl.test/');
+  });
+
+  test('the own host under the other scheme (a loop behind an HTTP to HTTPS redirect)', () => {
+    rejects('https://sl.test/x');
+    rejects('http://short.example/x', 'https://short.example');
+    rejects('http://short.example:443/x', 'https://short.example');
+    rejects('http://short.example:8443/x', 'https://short.example:8443');
+  });
+
+  test('the own host with a trailing dot, and the own address in another spelling', () => {
+    rejects('http://sl.test./x');
+    rejects('http://[::ffff:203.0.113.5]/x', 'http://203.0.113.5');
+    rejects('http://0xcb.0.113.5/x', 'http://203.0.113.5');
+  });
+
+  test('every spelling of loopback when the service is on a loopback host', () => {
+    for (const own of ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080']) {
+      for (const host of ['localhost', 'localhost.', 'LocalHost', '127.0.0.1', '[::1]', '0', '2130706433', '0x7f.1', 'sub.localhost', '127.1.2.3', '[::ffff:127.0.0.1]', '[::]', '0.0.0.0']) {
+        rejects(`http://${host}:8080/x`, own);
+        rejects(`https://${host}/x`, own);
+        rejects(`http://${host}:3000/x`, own);
+      }
+      accepts('https://example.com/', own);
+    }
+  });
+
+  test('the names in SELF_HOSTS, and loopback when one of them is a loopback name', () => {
+    const check = (url: string, selfHosts: string[]) => validateTargetUrl(url, OWN_ORIGIN, [], selfHosts);
+    assert.throws(() => check('https://alias.example/x', ['alias.example']), /point back at this service/);
+    assert.throws(() => check('http://127.0.0.2/x', ['localhost']), /point back at this service/);
+    assert.equal(check('https://other.example/x', ['alias.example']), 'https://other.example/x');
   });
 
   test('the own origin written differently (case, default port)', () => {

@@ -87,7 +87,7 @@ ${DATABASE_HELP}
         raiseCap: values['raise-cap'] === true,
         defaultMaxLinks: config.defaultMaxLinks,
         saveCode: values['save-code'],
-        rules: { ownOrigin: new URL(config.baseUrl).origin, blockedHosts: config.blockedHosts, now: new Date().toISOString() },
+        rules: { ownOrigin: new URL(config.baseUrl).origin, blockedHosts: config.blockedHosts, selfHosts: config.selfHosts, now: new Date().toISOString() },
       });
       await run.prepare();
       let reading = true;
