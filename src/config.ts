@@ -2,7 +2,9 @@
  * The only reader of `process.env`. Every variable is parsed and checked here, all problems
  * are reported together, and the result is frozen so nothing downstream can drift from it.
  */
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { isIPv4, isIPv6 } from 'node:net';
+import { dirname, resolve, sep } from 'node:path';
 import { parseHostEntry } from './links/host-rules.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -39,6 +41,8 @@ export interface Config {
   readonly host: string;
   /** Public address without a trailing slash; short URLs are `${baseUrl}/${code}`. */
   readonly baseUrl: string;
+  /** False when BASE_URL was unset and `baseUrl` is the `http://localhost:$PORT` default. */
+  readonly baseUrlSet: boolean;
   readonly storage: StorageConfig;
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key this deployment writes, so deployments can share a server. */
@@ -169,8 +173,14 @@ export function loadConfig(env: Env = process.env): Config {
     else problems.push(`SQLITE_SYNCHRONOUS must be "normal" or "full", got ${quote(rawSync)}`);
   }
   let storage: StorageConfig;
-  if (/^postgres(ql)?:\/\//i.test(rawDatabase)) {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rawDatabase)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') {
     storage = { kind: 'postgres', url: rawDatabase };
+  } else if (scheme !== undefined && scheme !== 'sqlite') {
+    // A typo (`postgress://`) or another engine (`mysql://`) would otherwise become a new,
+    // empty SQLite file named like the URL. Only the scheme is echoed: the rest may hold a password.
+    problems.push(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, or be a SQLite file path, got a ${quote(`${scheme}://`)} URL`);
+    storage = { kind: 'sqlite', path: DEFAULT_SQLITE_PATH, synchronous };
   } else {
     const path = rawDatabase.replace(/^sqlite:(\/\/)?/i, '');
     if (path === '') problems.push('DATABASE_URL names no SQLite file');
@@ -288,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     baseUrl,
+    baseUrlSet: rawBase !== undefined,
     storage: Object.freeze(storage),
     redisUrl,
     redisPrefix,
@@ -304,4 +315,67 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken,
     shutdownTimeoutMs: 9000,
   });
+}
+
+// Kernel views, not storage: SQLite there fails in odd ways (or, under /proc, retries forever).
+const VIRTUAL_ROOTS = ['/proc', '/sys', '/dev'];
+
+/**
+ * Why the SQLite file the configuration names cannot be used, in one line, or undefined when
+ * it can (or the store is PostgreSQL). A missing directory is refused, so a typo never starts
+ * an empty database somewhere unexpected, except the default `./data/`, which the store creates.
+ * Reads the file system: call it just before opening the store, not from loadConfig.
+ */
+export function checkStoragePlace(storage: StorageConfig): string | undefined {
+  if (storage.kind !== 'sqlite' || storage.path === ':memory:') return undefined;
+  const file = resolve(storage.path);
+  const dir = dirname(file);
+  if (!existsSync(dir)) {
+    if (dir === dirname(resolve(DEFAULT_SQLITE_PATH))) return undefined;
+    return `DATABASE_URL names a SQLite database in ${quote(dir)}, a directory that does not exist`;
+  }
+  const realDir = realpathSync(dir);
+  if (!statSync(realDir).isDirectory()) return `DATABASE_URL names a SQLite database in ${quote(dir)}, which is not a directory`;
+  if (VIRTUAL_ROOTS.some((root) => realDir === root || realDir.startsWith(root + sep))) {
+    return `DATABASE_URL names a SQLite database under ${quote(realDir)}, a kernel file system where no database can live`;
+  }
+  try {
+    if (existsSync(file)) {
+      if (!statSync(file).isFile()) return `DATABASE_URL names ${quote(file)}, which is not a regular file (a database must be one)`;
+      accessSync(file, constants.R_OK | constants.W_OK);
+    }
+    // The -wal and -shm files beside it are created even when the database file exists.
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    return `DATABASE_URL names ${quote(file)}, which this process cannot write as a database (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  return undefined;
+}
+
+/** The database for the start log: engine and place, never a password or query parameters. */
+export function storagePlace(storage: StorageConfig): { readonly engine: 'sqlite' | 'postgres'; readonly place: string } {
+  if (storage.kind === 'sqlite') return { engine: 'sqlite', place: storage.path === ':memory:' ? ':memory:' : resolve(storage.path) };
+  const url = URL.parse(storage.url);
+  if (url === null) return { engine: 'postgres', place: 'postgres://' };
+  const user = url.username === '' ? '' : `${url.username}@`;
+  return { engine: 'postgres', place: `${url.protocol}//${user}${url.host}${url.pathname}` };
+}
+
+/** True when HOST lets only this machine connect (so the default BASE_URL is right for every client). */
+function listensOnLoopbackOnly(host: string): boolean {
+  const address = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (address === 'localhost') return true;
+  if (isIPv4(address)) return address.startsWith('127.');
+  return isIPv6(address) && (address === '::1' || /^::ffff:127\./.test(address));
+}
+
+/** One-line warnings worth logging at start: configuration that works but is likely wrong. */
+export function startWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (!config.baseUrlSet && !listensOnLoopbackOnly(config.host)) {
+    warnings.push(
+      `BASE_URL is unset while listening on ${config.host}: short URLs will read ${config.baseUrl}/…, which only this machine can open; set BASE_URL to the public address`,
+    );
+  }
+  return warnings;
 }

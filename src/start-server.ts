@@ -7,7 +7,7 @@
 import cluster from 'node:cluster';
 import { buildApp } from './app.ts';
 import { runPrimary } from './cluster.ts';
-import type { Config } from './config.ts';
+import { checkStoragePlace, startWarnings, storagePlace, type Config } from './config.ts';
 import { createCounters } from './rate-limit/create-counters.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
@@ -39,6 +39,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 async function openOrFail(config: Config): Promise<Store> {
+  const misplaced = checkStoragePlace(config.storage);
+  if (misplaced !== undefined) failStart(`Unable to start: cannot open the database: ${misplaced}`);
   try {
     return await openStore(config.storage, { soleProcess: config.workers <= 1 });
   } catch (error) {
@@ -50,6 +52,8 @@ async function serve(config: Config): Promise<void> {
   const store = await openOrFail(config);
   const counters = createCounters(config);
   const app = await buildApp({ config, store, counters });
+  app.log.info(storagePlace(config.storage), 'database opened');
+  for (const warning of startWarnings(config)) app.log.warn(warning);
   await counters.connect(app.log);
 
   let stopping = false;

@@ -1,0 +1,66 @@
+/**
+ * What the real process says about its configuration at start (issue 13, items 15 and 17): a
+ * DATABASE_URL that names no usable database stops it with one line instead of silently
+ * starting an empty SQLite file elsewhere (or spinning), the start log names the database it
+ * opened without a password, and an unset BASE_URL on a public address is warned about.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { cleanup, runUntilExit, startServer, tempDatabase, type LogLine } from '../helpers/process.ts';
+
+describe('start checks of the server process', { timeout: 120_000 }, () => {
+  after(cleanup);
+
+  const refused: { name: string; url: (dir: string) => string; mentions: RegExp }[] = [
+    { name: 'a misspelt postgres scheme', url: () => 'postgress://shortlink:hunter2@db/shortlink', mentions: /DATABASE_URL .*"postgress:\/\/" URL$/ },
+    { name: 'another engine', url: () => 'mysql://root:hunter2@db/shortlink', mentions: /DATABASE_URL .*"mysql:\/\/" URL$/ },
+    { name: 'a SQLite directory that does not exist', url: (dir) => join(dir, 'typo', 'db.sqlite'), mentions: /DATABASE_URL .*typo.*does not exist$/ },
+    { name: 'a SQLite path under /proc', url: () => '/proc/shortlink.db', mentions: /DATABASE_URL .*"\/proc".*kernel file system/ },
+    { name: 'a directory instead of a file', url: (dir) => dir, mentions: /DATABASE_URL .*not a regular file/ },
+  ];
+  for (const { name, url, mentions } of refused) {
+    test(`refuses ${name} with one line on stderr, creating nothing`, async (t) => {
+      const database = tempDatabase();
+      t.after(() => database.remove());
+      const databaseUrl = url(database.dir);
+      const result = await runUntilExit({ databasePath: databaseUrl, env: { DATABASE_URL: databaseUrl } }, 10_000);
+      assert.equal(result.signal, null);
+      assert.notEqual(result.code, 0);
+      const lines = result.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
+      assert.match(lines[0]!, /^Unable to start: /);
+      assert.match(lines[0]!, mentions);
+      assert.doesNotMatch(result.stderr + result.stdout, /hunter2/, 'no password echoed');
+      assert.equal(existsSync(join(database.dir, 'typo')), false, 'no directory created');
+    });
+  }
+
+  const opened = (line: LogLine) => line.msg === 'database opened';
+  const baseUrlWarning = (line: LogLine) => line.level === 40 && String(line.msg).startsWith('BASE_URL is unset');
+
+  test('logs the engine and place of the database it opened', async () => {
+    const database = tempDatabase();
+    const server = await startServer({ databasePath: database.path });
+    const line = await server.waitForLog(opened);
+    assert.equal(line.engine, 'sqlite');
+    assert.equal(line.place, database.path);
+    assert.equal(server.logs().some(baseUrlWarning), false, 'BASE_URL is set: no warning');
+    await server.stop();
+  });
+
+  test('warns that short URLs read http://localhost when BASE_URL is unset on a public address', async () => {
+    const server = await startServer({ env: { BASE_URL: undefined, HOST: '0.0.0.0' } });
+    const warning = await server.waitForLog(baseUrlWarning);
+    assert.match(String(warning.msg), /short URLs will read http:\/\/localhost:\d+\/…/);
+    await server.stop();
+  });
+
+  test('does not warn when BASE_URL is unset but only this machine can connect', async () => {
+    const server = await startServer({ env: { BASE_URL: undefined, HOST: '127.0.0.1' } });
+    await server.waitForLog(opened);
+    assert.equal(server.logs().some(baseUrlWarning), false);
+    await server.stop();
+  });
+});
