@@ -111,19 +111,18 @@ export function isLoopbackHost(hostname: string): boolean {
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443' };
 
 /**
- * True when `target` would reach this service: its host is the own origin's host or one of
- * `selfHosts` (on the own port or a default port, under either scheme: behind the usual
- * HTTP→HTTPS redirect, `http://sho.rt/x` loops as surely as `https://sho.rt/x`), or, when the
- * service answers on a loopback host, any loopback host at all (every spelling of this machine
- * is the service, as far as its own links are concerned).
+ * True when `target` would reach this service: on the own port or a default port, under either
+ * scheme (behind the usual HTTP→HTTPS redirect, `http://sho.rt/x` loops as surely as
+ * `https://sho.rt/x`), its host is the own origin's host or one of `selfHosts`, or, when the
+ * service answers on a loopback host, any spelling of loopback (`127.1.2.3`, `[::1]`, `0`…: all
+ * of them are this machine). Another port is another service, even on this machine.
  */
 export function pointsAtService(target: URL, ownOrigin: string, selfHosts: readonly string[] = []): boolean {
   const own = URL.parse(ownOrigin);
   if (own === null) return false;
   const hosts = [canonicalHost(own.hostname), ...selfHosts.map(canonicalHost)];
-  const targetHost = canonicalHost(target.hostname);
-  if (hosts.some(isLoopbackHost) && isLoopbackHost(targetHost)) return true;
-  if (!hosts.includes(targetHost)) return false;
   const port = target.port || DEFAULT_PORTS[target.protocol];
-  return port === '80' || port === '443' || port === (own.port || DEFAULT_PORTS[own.protocol]);
+  if (port !== '80' && port !== '443' && port !== (own.port || DEFAULT_PORTS[own.protocol])) return false;
+  const targetHost = canonicalHost(target.hostname);
+  return hosts.includes(targetHost) || (hosts.some(isLoopbackHost) && isLoopbackHost(targetHost));
 }

@@ -194,12 +194,13 @@ describe('validateTargetUrl rejects', () => {
     rejects('http://0xcb.0.113.5/x', 'http://203.0.113.5');
   });
 
-  test('every spelling of loopback when the service is on a loopback host', () => {
+  test('every spelling of loopback on the own or a default port when the service is on a loopback host', () => {
     for (const own of ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080']) {
       for (const host of ['localhost', 'localhost.', 'LocalHost', '127.0.0.1', '[::1]', '0', '2130706433', '0x7f.1', 'sub.localhost', '127.1.2.3', '[::ffff:127.0.0.1]', '[::]', '0.0.0.0']) {
         rejects(`http://${host}:8080/x`, own);
         rejects(`https://${host}/x`, own);
-        rejects(`http://${host}:3000/x`, own);
+        // Another port is another service (a local destination, a development server).
+        accepts(`http://${host}:3000/x`, own);
       }
       accepts('https://example.com/', own);
     }
