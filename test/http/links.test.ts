@@ -143,7 +143,9 @@ describe('creating a link', () => {
     'http://[::1]:3000/',
     'https://example.com/%7Euser?q=a+b&r=%20&s=%E2%82%AC',
     'https://example.com/a;b,c!d$e\'f(g)h*i',
-    'https://sl.test/other-scheme-same-host',
+    // Another port on the service's host is another service (issue 13 item 12 refuses only the
+    // own and default ports, under either scheme).
+    'https://sl.test:8443/other-port-same-host',
     'http://sl.test.example/lookalike',
   ];
   for (const url of oddButValid) {
@@ -235,6 +237,8 @@ describe('refusing a bad create', () => {
   viaQuery('a url pointing at the service itself', { url: 'http://sl.test/abcdef' });
   viaQuery('a url pointing at the service root', { url: 'http://sl.test' });
   viaQuery('a url pointing at the service in another spelling', { url: 'HTTP://SL.TEST:80/x' });
+  viaQuery('a url pointing at the service under the other scheme', { url: 'https://sl.test/other-scheme-same-host' });
+  viaQuery('a url pointing at the service with a trailing dot', { url: 'http://sl.test./x' });
   viaQuery('a short of 4 characters', { url: TARGET, short: 'abcd' });
   viaQuery('a short with a slash', { url: TARGET, short: 'abc/def' });
   viaQuery('a short with a space', { url: TARGET, short: 'abc def' });

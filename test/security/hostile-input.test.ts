@@ -154,6 +154,8 @@ const badTargets: readonly [string, string][] = [
   ['a percent-encoded @ in the host', 'https://example.com%40evil.example/'],
   ['the service itself (a loop)', 'http://sl.test/seeded-link'],
   ['the service itself in upper case with its default port', 'HTTP://SL.TEST:80/x'],
+  ['the service itself with a trailing dot', 'http://sl.test./x'],
+  ['the service itself under the other scheme (a loop behind an HTTP to HTTPS redirect)', 'https://sl.test/x'],
   ['CR/LF (header injection)', 'https://example.com/\r\nSet-Cookie: a=1'],
   ['a NUL in the path', 'https://example.com/a\u0000b'],
   ['a NUL in the host', 'https://exa\u0000mple.com/'],
@@ -472,7 +474,7 @@ const acceptedTargets: AcceptedCase[] = [
   { name: 'an emoji path', url: 'https://example.com/😀?x=ü', host: 'example.com' },
   { name: 'upper-case scheme and host', url: 'HTTPS://EXAMPLE.COM/Path', host: 'example.com' },
   { name: 'a hexadecimal IPv4 host', url: 'http://0x7f.1/', host: '127.0.0.1' },
-  { name: 'the service host with a trailing dot (another WHATWG origin)', url: 'http://sl.test./x', host: 'sl.test.' },
+  { name: 'the service host on another port (another service)', url: 'http://sl.test:8081/x', host: 'sl.test' },
 ];
 
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
