@@ -10,8 +10,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { hashAccessCode, newAccessCode } from '../src/accounts/access-code.ts';
-import { openPostgresStore } from '../src/store/postgres.ts';
-import { openSqliteStore } from '../src/store/sqlite.ts';
+import { openPostgresStore } from '../src/store/postgres/store.ts';
+import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import { createPostgresDatabase } from '../test/helpers/services.ts';
 
 export interface Preloaded {
@@ -67,7 +67,7 @@ const target = (i: number) => `https://example.com/articles/${i}?utm_source=benc
 export async function preloadSqlite(links: number): Promise<Preloaded> {
   const dir = mkdtempSync(join(tmpdir(), 'shortlink-bench-'));
   const path = join(dir, 'bench.db');
-  await openSqliteStore({ path }).close(); // creates the schema
+  await (await openSqliteStore({ path })).close(); // creates the schema
   const p = plan(links);
   const now = new Date().toISOString();
   const db = new DatabaseSync(path);

@@ -2,16 +2,16 @@
  * Operator access to the database, beyond what the service itself needs: changing an
  * account's cap, streaming every link out, and bulk-loading links in. Used by the CLI only.
  *
- * It is a separate interface (and separate files, each opening its own connection) so that
- * the `Store` the server runs on stays small. The invariants are the same ones `Store`
+ * It is a separate interface (and separate files, sqlite/admin.ts and postgres/admin.ts, each
+ * opening its own connection) so that the `Store` the server runs on stays small. The invariants are the same ones `Store`
  * keeps: an account's `link_count` always equals the links it holds, a shortcode belongs to
  * one link, and the cap is settled by the database inside each write transaction.
  */
-import { existsSync } from 'node:fs';
-import type { StorageConfig } from '../config.ts';
-import { openPostgresAdminStore } from './postgres-admin.ts';
-import { openSqliteAdminStore } from './sqlite-admin.ts';
 import type { AccountRecord, NewAccount } from './store.ts';
+
+// The opener and its error, where the CLI has always imported them from.
+export { openAdminStore, type OpenAdminOptions } from './open-store.ts';
+export { DatabaseMissingError } from './errors.ts';
 
 /** An account with the number of links it holds right now. */
 export interface AdminAccount extends AccountRecord {
@@ -85,31 +85,4 @@ export interface AdminStore {
   importLinks(rows: readonly ImportLink[], options: ImportOptions): Promise<ImportOutcome[]>;
 
   close(): Promise<void>;
-}
-
-export class DatabaseMissingError extends Error {
-  constructor(path: string) {
-    super(`there is no database at ${path} (run "shortlink migrate" to create one, or check DATABASE_URL)`);
-    this.name = 'DatabaseMissingError';
-  }
-}
-
-export interface OpenAdminOptions {
-  /**
-   * Create the database (SQLite file) when it does not exist yet. Off for commands that only
-   * read or change existing data, so that a mistyped DATABASE_URL is an error, not a new file.
-   */
-  readonly create: boolean;
-}
-
-/** Opens the database the configuration names, running its migrations first. */
-export async function openAdminStore(storage: StorageConfig, options: OpenAdminOptions): Promise<AdminStore> {
-  switch (storage.kind) {
-    case 'sqlite':
-      if (storage.path === ':memory:') throw new Error('an in-memory SQLite database has nothing to administer');
-      if (!options.create && !existsSync(storage.path)) throw new DatabaseMissingError(storage.path);
-      return openSqliteAdminStore({ path: storage.path, synchronous: storage.synchronous });
-    case 'postgres':
-      return openPostgresAdminStore({ url: storage.url });
-  }
 }

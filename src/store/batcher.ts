@@ -1,6 +1,6 @@
 /**
  * Gathers calls into batches, so that one commit (and on PostgreSQL one round trip) serves
- * many: access counts (group-commit.ts), SQLite writes (sqlite-write-batch.ts) and
+ * many: access counts (group-commit.ts), SQLite writes (sqlite/write-batch.ts) and
  * PostgreSQL creates. Calls made while no batch is running wait for the end of the current
  * event-loop turn; calls made while one is running form the next batch. So under load a
  * batch holds everything that arrived during the previous one, and a lone call waits for

@@ -1,6 +1,15 @@
+/**
+ * Engine selection: the one place that knows which backends exist. Both engines open the
+ * same way (async, migrations first) and return the same interfaces.
+ */
+import { existsSync } from 'node:fs';
 import type { StorageConfig } from '../config.ts';
-import { openPostgresStore } from './postgres.ts';
-import { openSqliteStore } from './sqlite.ts';
+import type { AdminStore } from './admin.ts';
+import { DatabaseMissingError } from './errors.ts';
+import { openPostgresAdminStore } from './postgres/admin.ts';
+import { openPostgresStore } from './postgres/store.ts';
+import { openSqliteAdminStore } from './sqlite/admin.ts';
+import { openSqliteStore } from './sqlite/store.ts';
 import type { Store } from './store.ts';
 
 /**
@@ -13,5 +22,25 @@ export async function openStore(storage: StorageConfig, { soleProcess = true } =
       return openSqliteStore({ path: storage.path, synchronous: storage.synchronous, shareReads: soleProcess });
     case 'postgres':
       return openPostgresStore({ url: storage.url });
+  }
+}
+
+export interface OpenAdminOptions {
+  /**
+   * Create the database (SQLite file) when it does not exist yet. Off for commands that only
+   * read or change existing data, so that a mistyped DATABASE_URL is an error, not a new file.
+   */
+  readonly create: boolean;
+}
+
+/** Opens the database the configuration names for the CLI's operator commands, running its migrations first. */
+export async function openAdminStore(storage: StorageConfig, options: OpenAdminOptions): Promise<AdminStore> {
+  switch (storage.kind) {
+    case 'sqlite':
+      if (storage.path === ':memory:') throw new Error('an in-memory SQLite database has nothing to administer');
+      if (!options.create && !existsSync(storage.path)) throw new DatabaseMissingError(storage.path);
+      return openSqliteAdminStore({ path: storage.path, synchronous: storage.synchronous });
+    case 'postgres':
+      return openPostgresAdminStore({ url: storage.url });
   }
 }

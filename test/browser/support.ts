@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { createTestApp, testConfig } from '../helpers/app.ts';
 import { createPostgresDatabase, serviceGate } from '../helpers/services.ts';
 

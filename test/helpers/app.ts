@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import type { Counters } from '../../src/rate-limit/counters.ts';
 import { givenCounters } from '../../src/rate-limit/create-counters.ts';
 import type { Account } from '../../src/http/schemas.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 
 export const TEST_BASE_URL = 'http://sl.test';
@@ -40,7 +40,7 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const dir = tempDir();
   const config = testConfig(overrides);
-  const store = openSqliteStore({ path: join(dir.path, 'test.db') });
+  const store = await openSqliteStore({ path: join(dir.path, 'test.db') });
   const app = await buildApp({ config, store, ...extra, ...(counters === undefined ? {} : { counters: givenCounters(counters) }) });
   await app.ready();
   return {

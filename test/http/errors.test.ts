@@ -5,7 +5,7 @@ import { describe, test, type TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { DomainError, ErrorCode } from '../../src/errors.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newAccount, tempDir, testConfig } from '../helpers/app.ts';
 import { appFor, assertError, assertErrorBody, createLinkOk, HTML, listen, resolve } from './support.ts';
@@ -127,7 +127,7 @@ type Failure = () => Error;
  */
 async function appWithFaultyStore(t: TestContext) {
   const dir = tempDir();
-  const inner = openSqliteStore({ path: join(dir.path, 'test.db') });
+  const inner = await openSqliteStore({ path: join(dir.path, 'test.db') });
   let failure: { make: Failure; sync: boolean } | undefined;
   const store = new Proxy(inner, {
     get(target, property, receiver) {

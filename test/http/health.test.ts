@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { registerHealthRoutes } from '../../src/http/routes/health.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir, testConfig } from '../helpers/app.ts';
 import { appFor, assertError, TEXT } from './support.ts';
@@ -21,7 +21,7 @@ async function appWithStore(
   overrides: Partial<Config> = {},
 ) {
   const dir = tempDir();
-  const store = openSqliteStore({ path: join(dir.path, 'test.db') });
+  const store = await openSqliteStore({ path: join(dir.path, 'test.db') });
   const chunks: string[] = [];
   const app = await buildApp({
     config: testConfig(overrides),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { newAccount, tempDir, testConfig } from '../helpers/app.ts';
 import { appFor, createLinkOk, listen, rawRequest } from './support.ts';
 
@@ -101,7 +101,7 @@ describe('X-Request-Id', () => {
 
   test('ties an unexpected failure\'s error line to its request line', async (t) => {
     const dir = tempDir();
-    const store = openSqliteStore({ path: join(dir.path, 'test.db') });
+    const store = await openSqliteStore({ path: join(dir.path, 'test.db') });
     const chunks: string[] = [];
     const app = await buildApp({
       config: testConfig({ logLevel: 'info' }),

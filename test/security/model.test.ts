@@ -16,8 +16,8 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import fc, { type AsyncCommand } from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { openPostgresStore } from '../../src/store/postgres.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { TEST_BASE_URL, tempDir, testConfig } from '../helpers/app.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
@@ -368,7 +368,7 @@ describe('the app against a model of the contract', () => {
       {
         async open() {
           const dir = tempDir('shortlink-model-');
-          const store = openSqliteStore({ path: join(dir.path, 'model.db') });
+          const store = await openSqliteStore({ path: join(dir.path, 'model.db') });
           const app = await appOn(store);
           return {
             app,

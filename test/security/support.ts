@@ -11,7 +11,7 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir, testConfig } from '../helpers/app.ts';
 import type { Account } from '../../src/http/schemas.ts';
@@ -40,7 +40,7 @@ export async function securityApp(
   const dir = memory ? undefined : tempDir('shortlink-security-');
   const databasePath = dir === undefined ? undefined : join(dir.path, 'test.db');
   const config = testConfig(overrides);
-  const store = openSqliteStore({ path: databasePath ?? ':memory:' });
+  const store = await openSqliteStore({ path: databasePath ?? ':memory:' });
   let app: FastifyInstance | undefined;
   // Registered before building, so a failing build still releases the store and its folder.
   t.after(async () => {

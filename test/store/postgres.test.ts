@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
-import { migratePostgres, openPostgresStore } from '../../src/store/postgres.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/store/migrations/postgres.ts';
+import { applyMigrations } from '../../src/store/postgres/migrations.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
 import { storeContract, type OpenedStore } from './contract.ts';
@@ -38,7 +39,7 @@ describe('PostgreSQL store', { skip: gate.skip }, () => {
   test('migrations run once even when several instances start at the same moment', async () => {
     const sqls = Array.from({ length: 4 }, () => postgres(database.url, { max: 1, onnotice: () => {} }));
     try {
-      const applied = await Promise.all(sqls.map((sql) => migratePostgres(sql as never)));
+      const applied = await Promise.all(sqls.map((sql) => applyMigrations(sql as never)));
       assert.deepEqual(applied, [0, 0, 0, 0], 'the schema was already in place from the contract suite');
       const [row] = await sqls[0]!`SELECT count(*)::int AS n FROM schema_migrations`;
       assert.equal(row!.n, POSTGRES_MIGRATIONS.length);

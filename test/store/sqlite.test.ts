@@ -5,21 +5,21 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import { hashAccessCode } from '../../src/accounts/access-code.ts';
-import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/app.ts';
 import { storeContract, type OpenedStore } from './contract.ts';
 
 /** A SQLite file in its own temp folder; every store opened on it is closed by cleanup(). */
-function sqliteFile(): { path: string; open(options?: { shareReads?: boolean }): Store; cleanup(): Promise<void> } {
+function sqliteFile(): { path: string; open(options?: { shareReads?: boolean }): Promise<Store>; cleanup(): Promise<void> } {
   const dir = tempDir('shortlink-sqlite-');
   const path = join(dir.path, 'store.db');
   const stores: Store[] = [];
   return {
     path,
-    open(options = {}) {
-      const store = openSqliteStore({ path, ...options });
+    async open(options = {}) {
+      const store = await openSqliteStore({ path, ...options });
       stores.push(store);
       return store;
     },
@@ -32,17 +32,17 @@ function sqliteFile(): { path: string; open(options?: { shareReads?: boolean }):
 
 storeContract('sqlite file', async (): Promise<OpenedStore> => {
   const file = sqliteFile();
-  return { store: file.open(), reopen: async () => file.open(), cleanup: file.cleanup };
+  return { store: await file.open(), reopen: () => file.open(), cleanup: file.cleanup };
 });
 
 // As a WORKERS process opens it: every read its own transaction.
 storeContract('sqlite file, reads not shared', async (): Promise<OpenedStore> => {
   const file = sqliteFile();
-  return { store: file.open({ shareReads: false }), reopen: async () => file.open({ shareReads: false }), cleanup: file.cleanup };
+  return { store: await file.open({ shareReads: false }), reopen: () => file.open({ shareReads: false }), cleanup: file.cleanup };
 });
 
 storeContract('sqlite in memory', async (): Promise<OpenedStore> => {
-  const store = openSqliteStore({ path: ':memory:' });
+  const store = await openSqliteStore({ path: ':memory:' });
   return { store, cleanup: () => store.close() };
 });
 
@@ -50,14 +50,14 @@ storeContract('sqlite file with synchronous=full', async (): Promise<OpenedStore
   const dir = tempDir('shortlink-sqlite-full-');
   const path = join(dir.path, 'nested', 'folder', 'store.db');
   const stores: Store[] = [];
-  const open = (): Store => {
-    const store = openSqliteStore({ path, synchronous: 'full' });
+  const open = async (): Promise<Store> => {
+    const store = await openSqliteStore({ path, synchronous: 'full' });
     stores.push(store);
     return store;
   };
   return {
-    store: open(),
-    reopen: async () => open(),
+    store: await open(),
+    reopen: open,
     async cleanup() {
       for (const store of stores) await store.close();
       dir.remove();
@@ -79,7 +79,7 @@ describe('sqlite store', () => {
   test('puts the database in WAL mode', async () => {
     const file = sqliteFile();
     try {
-      file.open();
+      await file.open();
       const mode = inspect(file.path, (db) => db.prepare('PRAGMA journal_mode').get() as { journal_mode: string });
       assert.equal(mode.journal_mode, 'wal');
     } finally {
@@ -89,7 +89,7 @@ describe('sqlite store', () => {
 
   test('creates missing parent folders of the database file', async () => {
     const dir = tempDir('shortlink-sqlite-');
-    const store = openSqliteStore({ path: join(dir.path, 'a', 'b', 'c', 'store.db') });
+    const store = await openSqliteStore({ path: join(dir.path, 'a', 'b', 'c', 'store.db') });
     try {
       await store.ping();
       assert.deepEqual(readdirSync(join(dir.path, 'a', 'b', 'c')).includes('store.db'), true);
@@ -102,14 +102,14 @@ describe('sqlite store', () => {
   test('records the schema version and applies migrations only once when opened again', async () => {
     const file = sqliteFile();
     try {
-      const first = file.open();
+      const first = await file.open();
       const account = await first.createAccount({ codeHash: 'a'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 20 });
       assert.equal(await first.createLink({ shortCode: 'kept1', pointsTo: 'https://a.example/', createdBy: account.uid, dateCreated: '2026-01-01T00:00:00.000Z' }), 'created');
       await first.close();
 
       // Opening an up-to-date database again, twice, must neither fail nor reset anything.
       for (let i = 0; i < 2; i++) {
-        const again = file.open();
+        const again = await file.open();
         assert.equal((await again.findLink('kept1'))?.pointsTo, 'https://a.example/');
         await again.close();
       }
@@ -118,7 +118,7 @@ describe('sqlite store', () => {
       const tables = inspect(file.path, (db) =>
         (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
           .map((row) => row.name));
-      assert.deepEqual(tables, ['accounts', 'links']);
+      assert.deepEqual(tables, ['accounts', 'links', 'schema_migrations']);
     } finally {
       await file.cleanup();
     }
@@ -127,8 +127,7 @@ describe('sqlite store', () => {
   test('two stores may open the same file at once (concurrent starts)', async () => {
     const file = sqliteFile();
     try {
-      const first = file.open();
-      const second = file.open();
+      const [first, second] = await Promise.all([file.open(), file.open()]);
       await first.ping();
       await second.ping();
     } finally {
@@ -140,7 +139,7 @@ describe('sqlite store', () => {
     const file = sqliteFile();
     const other = new DatabaseSync(file.path, { timeout: 1000 });
     try {
-      const store = file.open();
+      const store = await file.open();
       const account = await store.createAccount({ codeHash: 'a'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 5 });
       assert.equal(await store.createLink({ shortCode: 'snap1', pointsTo: 'https://one.example/', createdBy: account.uid, dateCreated: '2026-01-01T00:00:00.000Z' }), 'created');
 
@@ -171,7 +170,7 @@ describe('sqlite store', () => {
     const file = sqliteFile();
     const other = new DatabaseSync(file.path, { timeout: 1000 });
     try {
-      const store = file.open({ shareReads: false });
+      const store = await file.open({ shareReads: false });
       const account = await store.createAccount({ codeHash: 'b'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 5 });
       // One synchronous stretch, as a request arriving in the same turn would see it.
       const before = store.findLink('fresh1');
@@ -192,8 +191,8 @@ describe('sqlite store', () => {
     // As two processes sharing the file would: nothing may be settled in process memory.
     const file = sqliteFile();
     try {
-      const first = file.open();
-      const second = file.open();
+      const first = await file.open();
+      const second = await file.open();
       const account = await first.createAccount({ codeHash: 'b'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 3 });
       const other = await second.createAccount({ codeHash: 'c'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 3 });
       assert.ok(other.uid > account.uid);
@@ -225,14 +224,14 @@ describe('sqlite store', () => {
   test('keeps accounts, links and counts across close and reopen', async () => {
     const file = sqliteFile();
     try {
-      const first = file.open();
+      const first = await file.open();
       const accounts = createAccountService({ store: first, clock: () => new Date(), defaultMaxLinks: 20 });
       const account = await accounts.create();
       await first.createLink({ shortCode: 'persist', pointsTo: 'https://p.example/', createdBy: account.uid, dateCreated: account.dateCreated });
       await Promise.all(Array.from({ length: 7 }, () => first.resolveLink('persist')));
       await first.close();
 
-      const second = file.open();
+      const second = await file.open();
       const again = createAccountService({ store: second, clock: () => new Date(), defaultMaxLinks: 5 });
       const found = await again.authenticate(account.accessCode.toUpperCase());
       assert.deepEqual({ ...found }, { ...account });
@@ -247,7 +246,7 @@ describe('sqlite store', () => {
   test('never stores an access code in plain text, only its SHA-256 hex digest', async () => {
     const file = sqliteFile();
     try {
-      const store = file.open();
+      const store = await file.open();
       const accounts = createAccountService({ store, clock: () => new Date(), defaultMaxLinks: 20 });
       const created = await Promise.all(Array.from({ length: 5 }, () => accounts.create()));
 

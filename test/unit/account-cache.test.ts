@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccountCache } from '../../src/accounts/account-cache.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 
 const account = (uid: number) => ({ uid, dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 20 });
@@ -38,8 +38,8 @@ describe('createAccountCache', () => {
 
 describe('authentication through the cache', () => {
   /** A real SQLite store that counts account lookups. */
-  function countingStore(): { store: Store; lookups: () => number } {
-    const store = openSqliteStore({ path: ':memory:' });
+  async function countingStore(): Promise<{ store: Store; lookups: () => number }> {
+    const store = await openSqliteStore({ path: ':memory:' });
     let lookups = 0;
     return {
       store: {
@@ -54,7 +54,7 @@ describe('authentication through the cache', () => {
   }
 
   test('looks an access code up once per cache lifetime, whatever its letter case', async () => {
-    const { store, lookups } = countingStore();
+    const { store, lookups } = await countingStore();
     const accounts = createAccountService({ store, clock: () => new Date(), defaultMaxLinks: 20, accountCacheMs: 60_000 });
     const created = await accounts.create();
     for (let i = 0; i < 5; i++) {
@@ -67,7 +67,7 @@ describe('authentication through the cache', () => {
   });
 
   test('never remembers an unknown access code', async () => {
-    const { store, lookups } = countingStore();
+    const { store, lookups } = await countingStore();
     const accounts = createAccountService({ store, clock: () => new Date(), defaultMaxLinks: 20, accountCacheMs: 60_000 });
     const unknown = 'c0ffee00-1234-4abc-8def-0123456789ab';
     for (let i = 0; i < 3; i++) {
@@ -78,7 +78,7 @@ describe('authentication through the cache', () => {
   });
 
   test('with the cache off, every call reaches the store', async () => {
-    const { store, lookups } = countingStore();
+    const { store, lookups } = await countingStore();
     const accounts = createAccountService({ store, clock: () => new Date(), defaultMaxLinks: 20, accountCacheMs: 0 });
     const created = await accounts.create();
     await accounts.authenticate(created.accessCode);

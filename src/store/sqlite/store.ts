@@ -1,15 +1,15 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { DomainError, ErrorCode } from '../errors.ts';
-import type { SqliteSynchronous } from '../config.ts';
-import { createGroupCommit, type CountedLink } from './group-commit.ts';
-import { startCheckpointer } from './sqlite-checkpointer.ts';
-import { createWriteBatch } from './sqlite-write-batch.ts';
-import { SQLITE_MIGRATIONS } from './migrations/sqlite.ts';
+import type { StatementSync } from 'node:sqlite';
+import type { SqliteSynchronous } from '../../config.ts';
+import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
+import { createGroupCommit, type CountedLink } from '../group-commit.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
-} from './store.ts';
+} from '../store.ts';
+import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
+import { startCheckpointer } from './checkpointer.ts';
+import { connect } from './connection.ts';
+import { guarded, translateError } from './errors.ts';
+import { createWriteBatch } from './write-batch.ts';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. Missing parent folders are created. */
@@ -29,37 +29,15 @@ export interface SqliteOptions {
   readonly shareReads?: boolean;
 }
 
-// SQLite primary result codes that mean "the database cannot serve right now" rather than
-// "this statement is wrong": busy or locked, read-only, I/O error, disk full, cannot open.
-// Also "malformed" and "not a database": after an I/O error (a filesystem gone read-only)
-// every later read reports SQLITE_CORRUPT although the file is sound; either way it is the
-// storage that fails, not the request (test/e2e/storage-faults.test.ts).
-const UNAVAILABLE_CODES = new Set([5, 6, 8, 10, 11, 13, 14, 26]);
-
-/** Maps engine failures that a retry later could cure to the storage-unavailable error. */
-function translate(error: unknown): unknown {
-  const errcode = (error as { errcode?: unknown }).errcode;
-  if (typeof errcode === 'number' && UNAVAILABLE_CODES.has(errcode & 0xff)) {
-    return new DomainError(ErrorCode.StorageUnavailable, 'storage unavailable', { retryAfter: 1, cause: error });
-  }
-  return error;
-}
-
-const LINK_COLUMNS = 'short_code AS shortCode, points_to AS pointsTo, created_by AS createdBy, accesses';
-
-/** Opens (creating if needed) a SQLite database and returns it as a Store. */
-export function openSqliteStore(options: SqliteOptions): Store {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const db = new DatabaseSync(options.path, { timeout: 5000, enableForeignKeyConstraints: true });
+/** Opens (creating if needed) a SQLite database, its schema migrated, as a Store. */
+export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
+  const db = await connect(options);
   try {
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     // A 64 MiB page cache and memory-mapped reads: resolving random links among millions
     // then costs no read(2) per B-tree page (SQLite's default cache is 2 MiB).
     db.exec('PRAGMA cache_size = -65536');
     db.exec('PRAGMA mmap_size = 268435456');
     db.exec('PRAGMA wal_autocheckpoint = 20000');
-    migrate(db);
   } catch (error) {
     db.close();
     throw error;
@@ -67,14 +45,13 @@ export function openSqliteStore(options: SqliteOptions): Store {
 
   const statements = {
     insertAccount: db.prepare(
-      `INSERT INTO accounts (code_hash, date_created, max_links) VALUES (?, ?, ?)
-       RETURNING uid, date_created AS dateCreated, max_links AS maxLinks`,
+      `INSERT INTO accounts (code_hash, date_created, max_links) VALUES (?, ?, ?) RETURNING ${ACCOUNT_COLUMNS}`,
     ),
     findAccount: db.prepare(
-      'SELECT uid, date_created AS dateCreated, max_links AS maxLinks FROM accounts WHERE code_hash = ?',
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE code_hash = ?`,
     ),
-    takeSlot: db.prepare('UPDATE accounts SET link_count = link_count + 1 WHERE uid = ? AND link_count < max_links'),
-    freeSlot: db.prepare('UPDATE accounts SET link_count = link_count - 1 WHERE uid = ?'),
+    takeSlot: db.prepare(TAKE_SLOT),
+    giveBackSlot: db.prepare(GIVE_BACK_SLOT),
     insertLink: db.prepare(
       `INSERT INTO links (short_code, points_to, created_by, date_created) VALUES (?, ?, ?, ?)
        ON CONFLICT (short_code) DO NOTHING`,
@@ -144,15 +121,6 @@ export function openSqliteStore(options: SqliteOptions): Store {
     });
   }
 
-  /** Runs a synchronous database call and turns engine failures into domain errors. */
-  function guarded<R>(work: () => R): Promise<R> {
-    try {
-      return Promise.resolve(work());
-    } catch (error) {
-      return Promise.reject(translate(error));
-    }
-  }
-
   const counter = createGroupCommit<LinkRecord>((increments) =>
     transaction(() => {
       const results = new Map<string, CountedLink<LinkRecord>>();
@@ -164,7 +132,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     }),
   );
 
-  const writes = createWriteBatch(db, transaction, translate);
+  const writes = createWriteBatch(db, transaction, translateError);
   const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
   let closed = false;
 
@@ -184,7 +152,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     createLink(link: NewLink) {
       return writes.run<CreateLinkResult>(
         () => {
-          if (statements.takeSlot.run(link.createdBy).changes === 0) return 'cap_reached';
+          if (statements.takeSlot.run(link.createdBy, 0).changes === 0) return 'cap_reached';
           const inserted = statements.insertLink.run(link.shortCode, link.pointsTo, link.createdBy, link.dateCreated);
           return inserted.changes === 0 ? 'taken' : 'created';
         },
@@ -195,7 +163,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     deleteLink(shortCode: string, accountUid: number) {
       return writes.run<DeleteLinkResult>(() => {
         if (statements.deleteOwnLink.run(shortCode, accountUid).changes === 1) {
-          statements.freeSlot.run(accountUid);
+          statements.giveBackSlot.run(accountUid);
           return 'deleted';
         }
         return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
@@ -233,20 +201,4 @@ export function openSqliteStore(options: SqliteOptions): Store {
       db.close();
     },
   };
-}
-
-/** Brings the schema up to date; the write lock makes concurrent starts apply it once. */
-function migrate(db: DatabaseSync): void {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const { user_version: current } = db.prepare('PRAGMA user_version').get() as { user_version: number };
-    for (let version = current; version < SQLITE_MIGRATIONS.length; version++) {
-      db.exec(SQLITE_MIGRATIONS[version]!);
-    }
-    if (current < SQLITE_MIGRATIONS.length) db.exec(`PRAGMA user_version = ${SQLITE_MIGRATIONS.length}`);
-    db.exec('COMMIT');
-  } catch (error) {
-    db.exec('ROLLBACK');
-    throw error;
-  }
 }

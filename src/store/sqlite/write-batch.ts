@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { createBatcher } from './batcher.ts';
+import { createBatcher } from '../batcher.ts';
 
 /**
  * Group commit for SQLite writes, on the shared batcher (src/store/batcher.ts): writes that

@@ -1,0 +1,101 @@
+import type postgres from 'postgres';
+import type {
+  AdminAccount, AdminStore, ExportedLink, ImportLink, ImportOptions, ImportOutcome, SetMaxLinksResult,
+} from '../admin.ts';
+import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, EXPORTED_LINK_COLUMNS } from '../columns.ts';
+import { predictImport } from '../import-plan.ts';
+import type { AccountRecord, NewAccount } from '../store.ts';
+import { connect, type Sql } from './connection.ts';
+
+export interface PostgresAdminOptions {
+  readonly url: string;
+}
+
+// Rows fetched per round trip while exporting.
+const EXPORT_PAGE = 1000;
+
+/**
+ * Opens its own small pool next to any running servers. Each import batch is one transaction
+ * that first locks the receiving account's row: the servers' conditional `UPDATE accounts`
+ * (their cap check) waits for it, so the cap and the link count stay exact under load.
+ */
+export async function openPostgresAdminStore(options: PostgresAdminOptions): Promise<AdminStore> {
+  const sql = await connect({ url: options.url, max: 2, applicationName: 'shortlink-admin' });
+
+  async function findAccount(tx: Sql | postgres.TransactionSql<Record<string, never>>, uid: number, lock = false) {
+    const [row] = lock
+      ? await tx<AdminAccount[]>`SELECT ${sql.unsafe(ADMIN_ACCOUNT_COLUMNS)} FROM accounts WHERE uid = ${uid} FOR UPDATE`
+      : await tx<AdminAccount[]>`SELECT ${sql.unsafe(ADMIN_ACCOUNT_COLUMNS)} FROM accounts WHERE uid = ${uid}`;
+    return row;
+  }
+
+  let closed = false;
+
+  return {
+    engine: 'postgres',
+
+    findAccount(uid) {
+      return findAccount(sql, uid);
+    },
+
+    async createAccount(account: NewAccount) {
+      const [row] = await sql<AccountRecord[]>`
+        INSERT INTO accounts (code_hash, date_created, max_links)
+        VALUES (${account.codeHash}, ${account.dateCreated}, ${account.maxLinks})
+        RETURNING ${sql.unsafe(ACCOUNT_COLUMNS)}`;
+      return row!;
+    },
+
+    async setMaxLinks(uid, maxLinks) {
+      return sql.begin(async (tx): Promise<SetMaxLinksResult> => {
+        const before = await findAccount(tx, uid, true);
+        if (before === undefined) return { outcome: 'not_found' };
+        if (before.linkCount > maxLinks) return { outcome: 'below_held', linkCount: before.linkCount };
+        const [after] = await tx<AdminAccount[]>`
+          UPDATE accounts SET max_links = ${maxLinks} WHERE uid = ${uid} RETURNING ${sql.unsafe(ADMIN_ACCOUNT_COLUMNS)}`;
+        return { outcome: 'updated', previous: before.maxLinks, account: after! };
+      });
+    },
+
+    async *exportLinks(): AsyncGenerator<ExportedLink> {
+      // One statement read through a cursor: a single snapshot, fetched a page at a time.
+      const pages = sql<ExportedLink[]>`SELECT ${sql.unsafe(EXPORTED_LINK_COLUMNS)} FROM links ORDER BY id`.cursor(EXPORT_PAGE);
+      for await (const page of pages) yield* page;
+    },
+
+    async importLinks(rows: readonly ImportLink[], options: ImportOptions): Promise<ImportOutcome[]> {
+      if (rows.length === 0) return [];
+      if (options.dryRun) {
+        const account = options.accountUid === null ? undefined : await findAccount(sql, options.accountUid);
+        const found = await sql<{ code: string }[]>`
+          SELECT short_code AS code FROM links WHERE short_code = ANY(${sql.array(rows.map((row) => row.shortCode), 25)}::text[])`;
+        return predictImport(rows, options, account, new Set(found.map((row) => row.code)));
+      }
+
+      if (options.accountUid === null) throw new Error('an import that writes needs an account');
+      const uid = options.accountUid;
+      return sql.begin(async (tx) => {
+        const account = await findAccount(tx, uid, true);
+        if (account === undefined) throw new Error(`there is no account ${uid}`);
+        // Row by row, in order, as the server's creates: shortlink_import_links (migration 3)
+        // reports a taken code first, then asks the cap rule, shortlink_take_slot.
+        const [row] = await tx<{ results: ImportOutcome[] }[]>`
+          SELECT shortlink_import_links(
+            ${uid},
+            ${sql.array(rows.map((r) => r.shortCode), 25)}::text[],
+            ${sql.array(rows.map((r) => r.pointsTo), 25)}::text[],
+            ${sql.array(rows.map((r) => String(r.accesses)), 25)}::bigint[],
+            ${sql.array(rows.map((r) => r.dateCreated), 25)}::text[],
+            ${options.raiseCap}
+          ) AS results`;
+        return row!.results;
+      }) as Promise<ImportOutcome[]>;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

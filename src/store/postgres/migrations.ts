@@ -1,0 +1,168 @@
+/**
+ * PostgreSQL schema: the numbered migrations and `applyMigrations`, the same names and the
+ * same scheme as ../sqlite/migrations.ts (src/store/migration.ts).
+ */
+import type postgres from 'postgres';
+import { MIGRATIONS_TABLE, pendingMigrations, type Migration } from '../migration.ts';
+
+type Sql = postgres.Sql<Record<string, never>>;
+
+// Any advisory-lock key works as long as every instance uses the same one.
+const MIGRATION_LOCK = 0x5_1a_71_4c;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts and links',
+    sql: `
+  CREATE TABLE accounts (
+    uid          bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    code_hash    text    NOT NULL UNIQUE,
+    date_created text    NOT NULL,
+    max_links    integer NOT NULL CHECK (max_links >= 0),
+    -- Links held right now; the cap is enforced by a conditional update of this column.
+    link_count   integer NOT NULL DEFAULT 0 CHECK (link_count >= 0)
+  );
+  CREATE TABLE links (
+    id           bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    -- "C" collation: byte-wise, case-sensitive comparison whatever the database locale.
+    short_code   text    COLLATE "C" NOT NULL UNIQUE,
+    points_to    text    NOT NULL,
+    created_by   bigint  NOT NULL REFERENCES accounts (uid),
+    accesses     bigint  NOT NULL DEFAULT 0,
+    date_created text    NOT NULL
+  );
+  CREATE INDEX links_by_account ON links (created_by, id);
+  `,
+  },
+  {
+    version: 2,
+    // One call applies many creates in order, each with the cap checked before uniqueness
+    // exactly as before, in one statement (one round trip, one commit). A create whose
+    // shortcode is taken gives its slot back at once, inside the same transaction, so no
+    // other transaction ever sees the extra count. (Redefined by migration 3.)
+    name: 'creates in batches',
+    sql: `
+  CREATE FUNCTION shortlink_create_links(codes text[], targets text[], owners bigint[], created text[])
+  RETURNS text[] LANGUAGE plpgsql AS $$
+  DECLARE
+    results text[] := '{}';
+  BEGIN
+    FOR i IN 1 .. coalesce(array_length(codes, 1), 0) LOOP
+      UPDATE accounts SET link_count = link_count + 1 WHERE uid = owners[i] AND link_count < max_links;
+      IF NOT FOUND THEN
+        results := results || 'cap_reached'::text;
+        CONTINUE;
+      END IF;
+      INSERT INTO links (short_code, points_to, created_by, date_created)
+      VALUES (codes[i], targets[i], owners[i], created[i])
+      ON CONFLICT (short_code) DO NOTHING;
+      IF FOUND THEN
+        results := results || 'created'::text;
+      ELSE
+        UPDATE accounts SET link_count = link_count - 1 WHERE uid = owners[i];
+        results := results || 'taken'::text;
+      END IF;
+    END LOOP;
+    RETURN results;
+  END
+  $$;
+  `,
+  },
+  {
+    version: 3,
+    // The link cap written once: shortlink_take_slot is the one conditional update that
+    // grants an account a link, used by the server's creates and the admin import alike
+    // (the same rule as TAKE_SLOT in ../sqlite/store.ts). Functions only: no table changes.
+    name: 'one cap rule for creates and imports',
+    sql: `
+  CREATE FUNCTION shortlink_take_slot(owner bigint, raise_cap boolean) RETURNS boolean LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE accounts
+       SET link_count = link_count + 1,
+           max_links = CASE WHEN raise_cap THEN greatest(max_links, link_count + 1) ELSE max_links END
+     WHERE uid = owner AND (raise_cap OR link_count < max_links);
+    RETURN FOUND;
+  END
+  $$;
+
+  CREATE OR REPLACE FUNCTION shortlink_create_links(codes text[], targets text[], owners bigint[], created text[])
+  RETURNS text[] LANGUAGE plpgsql AS $$
+  DECLARE
+    results text[] := '{}';
+  BEGIN
+    FOR i IN 1 .. coalesce(array_length(codes, 1), 0) LOOP
+      IF NOT shortlink_take_slot(owners[i], false) THEN
+        results := results || 'cap_reached'::text;
+        CONTINUE;
+      END IF;
+      INSERT INTO links (short_code, points_to, created_by, date_created)
+      VALUES (codes[i], targets[i], owners[i], created[i])
+      ON CONFLICT (short_code) DO NOTHING;
+      IF FOUND THEN
+        results := results || 'created'::text;
+      ELSE
+        UPDATE accounts SET link_count = link_count - 1 WHERE uid = owners[i];
+        results := results || 'taken'::text;
+      END IF;
+    END LOOP;
+    RETURN results;
+  END
+  $$;
+
+  -- Imports rows in order for one account: a taken shortcode is reported (never replaced)
+  -- before the cap is asked, Accesses and DateCreated are kept. The caller holds the
+  -- account's row lock. A row lost to a concurrent create of the same shortcode gives its
+  -- slot back; with raise_cap, MaxLinks then ends where the links actually added put it.
+  CREATE FUNCTION shortlink_import_links(owner bigint, codes text[], targets text[], counts bigint[], created text[], raise_cap boolean)
+  RETURNS text[] LANGUAGE plpgsql AS $$
+  DECLARE
+    results text[] := '{}';
+    original_max integer;
+  BEGIN
+    SELECT max_links INTO original_max FROM accounts WHERE uid = owner;
+    FOR i IN 1 .. coalesce(array_length(codes, 1), 0) LOOP
+      IF EXISTS (SELECT 1 FROM links WHERE short_code = codes[i]) THEN
+        results := results || 'taken'::text;
+        CONTINUE;
+      END IF;
+      IF NOT shortlink_take_slot(owner, raise_cap) THEN
+        results := results || 'cap_reached'::text;
+        CONTINUE;
+      END IF;
+      INSERT INTO links (short_code, points_to, created_by, accesses, date_created)
+      VALUES (codes[i], targets[i], owner, counts[i], created[i])
+      ON CONFLICT (short_code) DO NOTHING;
+      IF FOUND THEN
+        results := results || 'imported'::text;
+      ELSE
+        UPDATE accounts SET link_count = link_count - 1,
+               max_links = CASE WHEN raise_cap THEN greatest(original_max, link_count - 1) ELSE max_links END
+         WHERE uid = owner;
+        results := results || 'taken'::text;
+      END IF;
+    END LOOP;
+    RETURN results;
+  END
+  $$;
+  `,
+  },
+];
+
+/**
+ * Brings the schema up to date and returns how many migrations it applied. An advisory lock
+ * makes concurrent starts apply each migration once.
+ */
+export async function applyMigrations(sql: Sql): Promise<number> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const [row] = await tx.unsafe<{ current: number }[]>(`SELECT coalesce(max(version), 0)::int AS current FROM ${MIGRATIONS_TABLE}`);
+    const pending = pendingMigrations(MIGRATIONS, row?.current ?? 0);
+    for (const migration of pending) {
+      await tx.unsafe(migration.sql);
+      await tx.unsafe(`INSERT INTO ${MIGRATIONS_TABLE} (version) VALUES ($1)`, [migration.version]);
+    }
+    return pending.length;
+  });
+}

@@ -1,0 +1,116 @@
+import type { SqliteSynchronous } from '../../config.ts';
+import type {
+  AdminAccount, AdminStore, ExportedLink, ImportLink, ImportOptions, ImportOutcome, SetMaxLinksResult,
+} from '../admin.ts';
+import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, EXPORTED_LINK_COLUMNS } from '../columns.ts';
+import { predictImport } from '../import-plan.ts';
+import type { AccountRecord, NewAccount } from '../store.ts';
+import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
+import { connect } from './connection.ts';
+
+export interface SqliteAdminOptions {
+  readonly path: string;
+  readonly synchronous?: SqliteSynchronous;
+}
+
+/**
+ * Opens its own connection to the SQLite file, next to any server using it. Every write is one
+ * short `BEGIN IMMEDIATE` transaction, so a running server waits at most one batch (its busy
+ * timeout is 5 s) and the cap and uniqueness rules hold against its writes too.
+ */
+export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise<AdminStore> {
+  const db = await connect(options);
+
+  const statements = {
+    findAccount: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid = ?`),
+    insertAccount: db.prepare(
+      `INSERT INTO accounts (code_hash, date_created, max_links) VALUES (?, ?, ?) RETURNING ${ACCOUNT_COLUMNS}`,
+    ),
+    setMaxLinks: db.prepare(`UPDATE accounts SET max_links = ? WHERE uid = ? AND link_count <= ? RETURNING ${ADMIN_ACCOUNT_COLUMNS}`),
+    linkExists: db.prepare('SELECT 1 AS found FROM links WHERE short_code = ?'),
+    takeSlot: db.prepare(TAKE_SLOT),
+    giveBackSlot: db.prepare(GIVE_BACK_SLOT),
+    insertLink: db.prepare(
+      `INSERT INTO links (short_code, points_to, created_by, accesses, date_created) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (short_code) DO NOTHING`,
+    ),
+    exportLinks: db.prepare(`SELECT ${EXPORTED_LINK_COLUMNS} FROM links ORDER BY id`),
+  };
+
+  /** Runs `work` between BEGIN IMMEDIATE and COMMIT; rolls back if it throws. */
+  function transaction<R>(work: () => R): R {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  function findAccount(uid: number): AdminAccount | undefined {
+    return statements.findAccount.get(uid) as AdminAccount | undefined;
+  }
+
+  let closed = false;
+
+  return {
+    engine: 'sqlite',
+
+    async findAccount(uid) {
+      return findAccount(uid);
+    },
+
+    async createAccount(account: NewAccount) {
+      return statements.insertAccount.get(account.codeHash, account.dateCreated, account.maxLinks) as unknown as AccountRecord;
+    },
+
+    async setMaxLinks(uid, maxLinks) {
+      return transaction((): SetMaxLinksResult => {
+        const before = findAccount(uid);
+        if (before === undefined) return { outcome: 'not_found' };
+        const after = statements.setMaxLinks.get(maxLinks, uid, maxLinks) as AdminAccount | undefined;
+        if (after === undefined) return { outcome: 'below_held', linkCount: before.linkCount };
+        return { outcome: 'updated', previous: before.maxLinks, account: after };
+      });
+    },
+
+    async *exportLinks(): AsyncGenerator<ExportedLink> {
+      // One statement is one read transaction: in WAL mode it sees a single snapshot while
+      // the server goes on writing.
+      for (const row of statements.exportLinks.iterate()) yield row as unknown as ExportedLink;
+    },
+
+    async importLinks(rows: readonly ImportLink[], options: ImportOptions): Promise<ImportOutcome[]> {
+      if (options.dryRun) {
+        const account = options.accountUid === null ? undefined : findAccount(options.accountUid);
+        const taken = new Set(rows.filter((row) => statements.linkExists.get(row.shortCode) !== undefined).map((row) => row.shortCode));
+        return predictImport(rows, options, account, taken);
+      }
+      if (options.accountUid === null) throw new Error('an import that writes needs an account');
+      const uid = options.accountUid;
+      const raise = options.raiseCap ? 1 : 0;
+      return transaction(() => {
+        if (findAccount(uid) === undefined) throw new Error(`there is no account ${uid}`);
+        // Row by row, in order, as the server's creates: a taken code is reported first,
+        // then the cap (TAKE_SLOT) decides.
+        return rows.map((row): ImportOutcome => {
+          if (statements.linkExists.get(row.shortCode) !== undefined) return 'taken';
+          if (statements.takeSlot.run(uid, raise).changes === 0) return 'cap_reached';
+          const inserted = statements.insertLink.run(row.shortCode, row.pointsTo, uid, row.accesses, row.dateCreated);
+          if (inserted.changes === 1) return 'imported';
+          statements.giveBackSlot.run(uid);
+          return 'taken';
+        });
+      });
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}

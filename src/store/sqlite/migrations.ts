@@ -1,0 +1,66 @@
+/**
+ * SQLite schema: the numbered migrations and `applyMigrations`, the same names and the same
+ * scheme as ../postgres/migrations.ts (src/store/migration.ts).
+ */
+import type { DatabaseSync } from 'node:sqlite';
+import { MIGRATIONS_TABLE, pendingMigrations, type Migration } from '../migration.ts';
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts and links',
+    sql: `
+  CREATE TABLE accounts (
+    uid          INTEGER PRIMARY KEY AUTOINCREMENT,
+    code_hash    TEXT    NOT NULL UNIQUE,
+    date_created TEXT    NOT NULL,
+    max_links    INTEGER NOT NULL CHECK (max_links >= 0),
+    -- Links held right now; the cap is enforced by a conditional update of this column.
+    link_count   INTEGER NOT NULL DEFAULT 0 CHECK (link_count >= 0)
+  );
+  CREATE TABLE links (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    short_code   TEXT    NOT NULL UNIQUE,
+    points_to    TEXT    NOT NULL,
+    created_by   INTEGER NOT NULL REFERENCES accounts (uid),
+    accesses     INTEGER NOT NULL DEFAULT 0,
+    date_created TEXT    NOT NULL
+  );
+  CREATE INDEX links_by_account ON links (created_by, id);
+  `,
+  },
+];
+
+/**
+ * Brings the schema up to date and returns how many migrations it applied. The write lock
+ * (BEGIN IMMEDIATE) makes concurrent starts apply each migration once.
+ *
+ * Releases before this one recorded the version in `PRAGMA user_version` only; such a file
+ * has no version table yet, and its versions are recorded from that number first. The
+ * pragma is still kept equal to the latest version, so that an older release opening the
+ * file does not try to apply migration 1 again.
+ */
+export function applyMigrations(db: DatabaseSync): Promise<number> {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+      version    INTEGER PRIMARY KEY,
+      applied_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    )`);
+    const record = db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version) VALUES (?)`);
+    let { current } = db.prepare(`SELECT coalesce(max(version), 0) AS current FROM ${MIGRATIONS_TABLE}`).get() as { current: number };
+    const { user_version: legacy } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+    for (; current < legacy; current++) record.run(current + 1);
+    const pending = pendingMigrations(MIGRATIONS, current);
+    for (const migration of pending) {
+      db.exec(migration.sql);
+      record.run(migration.version);
+    }
+    if (legacy < MIGRATIONS.length) db.exec(`PRAGMA user_version = ${MIGRATIONS.length}`);
+    db.exec('COMMIT');
+    return Promise.resolve(pending.length);
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    return Promise.reject(error);
+  }
+}
