@@ -1,0 +1,31 @@
+import { after, before, describe } from 'node:test';
+import { openPostgresAdminStore } from '../../src/store/postgres/admin.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
+import { adminStoreContract, type OpenedAdminStore } from './admin-contract.ts';
+
+const gate = postgresGate();
+
+describe('PostgreSQL admin store', { skip: gate.skip }, () => {
+  // One database for the whole file: the contract suite tags its data per test.
+  let database: { url: string; drop(): Promise<void> };
+  before(async () => {
+    database = await createPostgresDatabase(gate.value!);
+  });
+  after(async () => {
+    await database?.drop();
+  });
+
+  adminStoreContract('postgres', async (): Promise<OpenedAdminStore> => {
+    const admin = await openPostgresAdminStore({ url: database.url });
+    const store = await openPostgresStore({ url: database.url, max: 4 });
+    return {
+      admin,
+      store,
+      async cleanup() {
+        await admin.close();
+        await store.close();
+      },
+    };
+  });
+});
