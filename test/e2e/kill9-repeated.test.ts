@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { cleanup, E2E_BASE_URL, startServer, tempDatabase, type ServerProcess } from '../helpers/process.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const CYCLES = 12;
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -39,7 +40,7 @@ interface Account {
 
 const targetOf = (code: string) => `https://example.org/k9/${code}`;
 const sha256 = (text: string) => createHash('sha256').update(text.toLowerCase()).digest('hex');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: string; location: string | null }> {
   const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...init });
@@ -63,7 +64,8 @@ test('kill -9 under mixed load, twelve times on one database: nothing acknowledg
   const tallies = new Map<string, Tally>();
   const resolvable: string[] = [];
   const unexpected: string[] = [];
-  const totals = { accounts: 0, creates: 0, deletes: 0, resolutions: 0, lists: 0, cutOff: 0, killAfterMs: [] as number[] };
+  const totals = { accounts: 0, creates: 0, deletes: 0, resolutions: 0, lists: 0, cutOff: 0, killAfterRequests: [] as number[] };
+  const answeredSoFar = () => totals.accounts + totals.creates + totals.deletes + totals.resolutions + totals.lists;
 
   function track(code: string): void {
     tallies.set(code, { answered: 0, unanswered: 0, seen: new Set(), floor: 1, problems: [] });
@@ -111,7 +113,8 @@ test('kill -9 under mixed load, twelve times on one database: nothing acknowledg
         const body = JSON.parse(reply.body) as { Uid: number; AccessCode: string };
         accounts.set(body.Uid, { uid: body.Uid, code: body.AccessCode });
         totals.accounts++;
-        await sleep(20);
+        // Pacing, not waiting for anything: accounts are a small part of the mix.
+        await pause(20);
       });
 
     const createWorker = (worker: number) =>
@@ -176,15 +179,22 @@ test('kill -9 under mixed load, twelve times on one database: nothing acknowledg
         totals.lists++;
       });
 
+    const answeredBefore = answeredSoFar();
     const workers = [
       accountWorker(),
       ...[0, 1, 2].map(createWorker),
       ...[0, 1, 2, 3, 4, 5].map(resolveWorker),
       listWorker(),
     ];
-    const killAfter = 300 + Math.floor(Math.random() * 700);
-    totals.killAfterMs.push(killAfter);
-    await sleep(killAfter);
+    // The kill comes at a random point of the load, counted in answered requests rather than
+    // milliseconds, so that on a slow machine it still comes with the load well under way.
+    const killAfter = 100 + Math.floor(Math.random() * 300);
+    totals.killAfterRequests.push(killAfter);
+    await waitFor(
+      () => answeredSoFar() - answeredBefore >= killAfter,
+      () => `cycle ${cycle} to have ${killAfter} requests answered (${answeredSoFar() - answeredBefore} so far; ${unexpected.length} unexpected)`,
+      { timeoutMs: 30_000, intervalMs: 1 },
+    );
     const killed = server.kill9();
     stopped = true;
     assert.equal((await killed).signal, 'SIGKILL');
@@ -252,7 +262,7 @@ test('kill -9 under mixed load, twelve times on one database: nothing acknowledg
   }
 
   t.diagnostic(
-    `${CYCLES} kills after ${totals.killAfterMs.join(', ')} ms of load; acknowledged: ${totals.accounts} accounts, ` +
+    `${CYCLES} kills after ${totals.killAfterRequests.join(', ')} requests answered; acknowledged: ${totals.accounts} accounts, ` +
       `${totals.creates} creates, ${totals.deletes} deletes, ${totals.resolutions} resolutions, ${totals.lists} lists; ` +
       `${totals.cutOff} resolutions cut off`,
   );

@@ -8,9 +8,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cleanup, E2E_BASE_URL, startServer, tempDatabase, type ServerProcess } from '../helpers/process.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const CYCLES = 3;
-const LOAD_MS = 1200;
+// Work each cycle does before the kill (about a second's worth on a busy 2-core machine).
+const LOAD = { creates: 100, deletes: 30, resolves: 300 };
 const CREATE_WORKERS = 4;
 const RESOLVE_WORKERS = 8;
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -177,9 +179,14 @@ test('acknowledged creates, deletes and counts survive kill -9 under load, three
       ...Array.from({ length: CREATE_WORKERS }, (_, i) => createWorker(i)),
       ...Array.from({ length: RESOLVE_WORKERS }, (_, i) => resolveWorker(i)),
     ];
-    // Load for a while, then kill -9 with requests in flight. The signal goes out first and
-    // the workers stop issuing requests in the same tick, so everything after is a cut-off.
-    await new Promise((resolve) => setTimeout(resolve, LOAD_MS));
+    // Load until the cycle has done its share of work, then kill -9 with requests in flight.
+    // The signal goes out first and the workers stop issuing requests in the same tick, so
+    // everything after is a cut-off.
+    await waitFor(
+      () => cycleStats.creates >= LOAD.creates && cycleStats.deletes >= LOAD.deletes && cycleStats.resolves >= LOAD.resolves,
+      () => `cycle ${cycle} to do ${JSON.stringify(LOAD)} (done: ${JSON.stringify(cycleStats)}; ${unexpected.length} unexpected)`,
+      { timeoutMs: 30_000 },
+    );
     const killed = server.kill9();
     stopped = true;
     const exit = await killed;

@@ -14,6 +14,7 @@ import { after, describe, test, type TestContext } from 'node:test';
 import {
   cleanup, E2E_BASE_URL, runUntilExit, startServer, tempDatabase, type ServerProcess, type StartOptions,
 } from '../helpers/process.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -322,17 +323,12 @@ describe('the server process', { timeout: 120_000 }, () => {
     const stopping = server.stop('SIGTERM');
     await server.waitForLog((line) => line.msg === 'shutting down');
 
-    // New connections are refused while the old request is still open (bounded poll).
-    let refused = false;
-    for (let attempt = 0; attempt < 100 && !refused; attempt++) {
-      try {
-        await fetch(`${server.url}/v1/no-such-route`, { signal: AbortSignal.timeout(1000) });
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      } catch {
-        refused = true;
-      }
-    }
-    assert.ok(refused, 'a new connection is refused once shutdown has begun');
+    // New connections are refused while the old request is still open.
+    await waitFor(
+      () => fetch(`${server.url}/v1/no-such-route`, { signal: AbortSignal.timeout(1000) }).then(() => false, () => true),
+      'a new connection to be refused once shutdown has begun',
+      { timeoutMs: 5000, intervalMs: 20 },
+    );
     assert.ok(server.isRunning(), 'the server waits for the request in flight');
 
     // A second signal (an impatient operator, a supervisor repeating itself) changes nothing.

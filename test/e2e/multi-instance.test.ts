@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
 import { createPostgresDatabase, postgresGate, redisGate, uniqueSuffix } from '../helpers/services.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
@@ -59,15 +60,6 @@ function tally(statuses: readonly number[]): Record<number, number> {
   const counts: Record<number, number> = {};
   for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
   return counts;
-}
-
-/** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const ROOMY_LIMIT = '1000000/1m';
@@ -284,13 +276,13 @@ for (const withRedis of [false, true]) {
       };
       const clients = Array.from({ length: 24 }, (_, i) => client(i % 3));
 
-      await until(() => answered[2]! >= 150, 20_000, 'the victim to answer 150 resolutions');
+      await waitFor(() => answered[2]! >= 150, 'the victim to answer 150 resolutions', { timeoutMs: 20_000 });
       killing = true;
       const exit = await victim.kill9();
       assert.equal(exit.signal, 'SIGKILL');
       const atKill = answered[0]! + answered[1]!;
       // The survivors keep answering.
-      await until(() => answered[0]! + answered[1]! >= atKill + 200, 20_000, 'the survivors to answer 200 more');
+      await waitFor(() => answered[0]! + answered[1]! >= atKill + 200, 'the survivors to answer 200 more', { timeoutMs: 20_000 });
       stop = true;
       await Promise.all(clients);
 

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
 import { privatePostgresGate, startPrivatePostgres, type PrivatePostgres } from '../helpers/private-services.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -128,15 +129,17 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
       await pg.start();
       const restarted = performance.now();
       let attempts = 0;
-      let reply: Reply;
-      do {
-        attempts++;
-        reply = await call(server, `/v1/get_account`, { headers: auth });
-        if (reply.status === 200) break;
-        assert.equal(reply.status, 503, reply.text);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      } while (performance.now() - restarted < RECOVERY_TIMEOUT_MS);
-      assert.equal(reply.status, 200, `recovered within ${RECOVERY_TIMEOUT_MS} ms`);
+      const reply = await waitFor(
+        async () => {
+          attempts++;
+          const answer = await call(server, `/v1/get_account`, { headers: auth });
+          if (answer.status === 200) return answer;
+          assert.equal(answer.status, 503, answer.text);
+          return undefined;
+        },
+        `the server to answer 200 again (${RECOVERY_TIMEOUT_MS} ms allowed)`,
+        { timeoutMs: RECOVERY_TIMEOUT_MS, intervalMs: 20 },
+      );
       t.diagnostic(`recovered ${(performance.now() - restarted).toFixed(0)} ms after PostgreSQL was back (${attempts} attempt(s))`);
 
       // Everything from before is there, and every operation works again.
@@ -195,13 +198,7 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
         if (reply.status === 503) await new Promise((resolve) => setTimeout(resolve, 5));
       }
     };
-    const until = async (condition: () => boolean, what: string) => {
-      const deadline = Date.now() + RECOVERY_TIMEOUT_MS;
-      while (!condition()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    };
+    const until = (condition: () => boolean, what: string) => waitFor(condition, what, { timeoutMs: RECOVERY_TIMEOUT_MS });
 
     const clients = Array.from({ length: 8 }, client);
     try {

@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { cleanup, startServer, tempDatabase, type ServerProcess } from '../helpers/process.ts';
 import { privateRedisGate, startPrivateRedis, type PrivateRedis } from '../helpers/private-services.ts';
 import { redisGate, uniqueSuffix } from '../helpers/services.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -42,15 +43,6 @@ function assertLimited(reply: Reply): void {
   assert.equal(reply.headers.get('content-type'), TEXT);
   assert.match(reply.text, /^Unable to create account: too many requests; try again in \d+ s$/);
   assert.match(reply.headers.get('retry-after') ?? '', /^\d+$/);
-}
-
-/** Polls until `condition` holds; fails after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const connectedLines = (server: ServerProcess) => server.logs().filter((line) => line.msg === 'Redis connected').length;
@@ -144,7 +136,7 @@ describe('Redis dies and comes back under two instances', { skip: gate.skip || p
     const before = servers.map(connectedLines);
     await redis.start();
     const restarted = performance.now();
-    await until(() => servers.every((server, i) => connectedLines(server) > before[i]!), RECONNECT_TIMEOUT_MS, 'both instances to reconnect');
+    await waitFor(() => servers.every((server, i) => connectedLines(server) > before[i]!), 'both instances to reconnect', { timeoutMs: RECONNECT_TIMEOUT_MS });
     t.diagnostic(`both instances reconnected ${Math.round(performance.now() - restarted)} ms after Redis was back`);
 
     // Shared again: six in all across both, then both refuse.
@@ -189,7 +181,7 @@ describe('Redis dies and comes back under two instances', { skip: gate.skip || p
 
     await redis.start();
     const restarted = performance.now();
-    await until(() => connectedLines(server) === 1, RECONNECT_TIMEOUT_MS, 'the instance to connect');
+    await waitFor(() => connectedLines(server) === 1, 'the instance to connect', { timeoutMs: RECONNECT_TIMEOUT_MS });
     t.diagnostic(`connected ${Math.round(performance.now() - restarted)} ms after Redis appeared`);
     for (let i = 0; i < ACCOUNT_LIMIT; i++) assert.equal((await call(server, '/v1/new_account')).status, 200);
     assertLimited(await call(server, '/v1/new_account'));

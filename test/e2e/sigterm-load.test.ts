@@ -18,6 +18,7 @@ import { once } from 'node:events';
 import { Agent, request as httpRequest } from 'node:http';
 import { test } from 'node:test';
 import { cleanup, E2E_BASE_URL, startServer, tempDatabase, type ServerProcess } from '../helpers/process.ts';
+import { acceptsConnections, waitFor } from '../helpers/wait-for.ts';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const SHUTDOWN_LIMIT_MS = 10_000;
@@ -96,6 +97,8 @@ test('SIGTERM under mixed load: requests in flight finish, nothing answered fail
   let signalled = false;
   const unexpected: string[] = [];
   const stats = { answered: 0, afterSignal: 0, connectionFailures: 0 };
+  /** Requests each worker has had answered, by worker name. */
+  const answeredBy = new Map<string, number>();
 
   /** Repeats `step` until a connection fails after the signal (the server no longer accepts). */
   async function worker(name: string, step: (n: number) => Promise<void>): Promise<void> {
@@ -103,6 +106,7 @@ test('SIGTERM under mixed load: requests in flight finish, nothing answered fail
       try {
         await step(n);
         stats.answered++;
+        answeredBy.set(name, (answeredBy.get(name) ?? 0) + 1);
         if (signalled) stats.afterSignal++;
       } catch (error) {
         if (!signalled) unexpected.push(`${name} failed before the signal: ${String(error)}`);
@@ -181,12 +185,18 @@ test('SIGTERM under mixed load: requests in flight finish, nothing answered fail
     });
   }
 
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The signal comes once every worker is under way, not after a guess at how long that takes.
+  await waitFor(
+    () => answeredBy.size === workers.length && [...answeredBy.values()].every((n) => n >= 10),
+    () => `every worker to have 10 requests answered (${JSON.stringify(Object.fromEntries(answeredBy))}; ${unexpected.length} unexpected)`,
+    { timeoutMs: 20_000 },
+  );
   const stopping = server.stop('SIGTERM');
   signalled = true;
   await server.waitForLog((line) => line.msg === 'shutting down');
-  // The held requests complete only now, while the server is closing.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // The held requests complete only now, while the server is closing: it no longer accepts
+  // connections.
+  await waitFor(async () => !(await acceptsConnections(server.port)), 'the server to stop accepting connections', { intervalMs: 5 });
   for (const { held: request } of held) request.finish();
   for (const { what, expect, held: request } of held) {
     const answer = await request.answer;

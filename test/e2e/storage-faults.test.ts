@@ -30,6 +30,7 @@ import { after, describe, test } from 'node:test';
 import { programGate } from '../helpers/private-services.ts';
 import type { ServiceGate } from '../helpers/services.ts';
 import { cleanup, runUntilExit, startServer, tempDatabase, type ServerProcess } from '../helpers/process.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -289,17 +290,16 @@ describe('the SQLite filesystem misbehaves under a running server', { skip: gate
     // Space returns: the same process writes again, without a restart.
     unlinkSync(filler);
     const started = performance.now();
-    let recovered: Reply | undefined;
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const reply = await createLink(server, code, 'after-space', 'https://example.org/after-space');
-      if (reply.status === 200) {
-        recovered = reply;
-        break;
-      }
-      assertUnavailable(reply, 'create link', 'create while recovering');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.ok(recovered !== undefined, 'writes succeed again once space returns');
+    await waitFor(
+      async () => {
+        const reply = await createLink(server, code, 'after-space', 'https://example.org/after-space');
+        if (reply.status === 200) return reply;
+        assertUnavailable(reply, 'create link', 'create while recovering');
+        return undefined;
+      },
+      'writes to succeed again once space returns',
+      { timeoutMs: 15_000, intervalMs: 50 },
+    );
     ledger.links.set('after-space', 'https://example.org/after-space');
     t.diagnostic(`first write after the space returned succeeded within ${Math.round(performance.now() - started)} ms`);
     assert.equal((await resolveCounted(server, ledger, 'after-space')).status, 200);

@@ -10,6 +10,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceGate } from './services.ts';
+import { waitFor } from './wait-for.ts';
 
 const READY_TIMEOUT_MS = 15_000;
 
@@ -163,27 +164,32 @@ export interface PrivateRedis {
   destroy(): Promise<void>;
 }
 
-/** Resolves once something on `port` answers PING with PONG; rejects after the timeout. */
-async function waitForPong(port: number, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error('redis-server exited at start');
-    const answered = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      let reply = '';
-      socket.setTimeout(500, () => socket.destroy());
-      socket.on('connect', () => socket.write('PING\r\n'));
-      socket.on('data', (chunk) => {
-        reply += chunk.toString('utf8');
-        if (reply.includes('\r\n')) socket.end();
-      });
-      socket.on('error', () => resolve(false));
-      socket.on('close', () => resolve(reply.startsWith('+PONG')));
+/** Whether something on `port` answers PING with PONG right now. */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setTimeout(500, () => socket.destroy());
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('utf8');
+      if (reply.includes('\r\n')) socket.end();
     });
-    if (answered) return;
-    if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port} within ${READY_TIMEOUT_MS} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    socket.on('error', () => resolve(false));
+    socket.on('close', () => resolve(reply.startsWith('+PONG')));
+  });
+}
+
+/** Resolves once the server answers PING; rejects if it exits first or after the timeout. */
+async function waitForPong(port: number, child: ChildProcess): Promise<void> {
+  await waitFor(
+    () => {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error('redis-server exited at start');
+      return answersPing(port);
+    },
+    `redis-server to answer PING on port ${port}`,
+    { timeoutMs: READY_TIMEOUT_MS, intervalMs: 20 },
+  );
 }
 
 /** Starts `redis-server` on a spare port, persisting nothing. */

@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis';
 import { createMemoryCounters, type Counters, type WindowState } from '../../src/rate-limit/counters.ts';
 import { createRedisClient, createRedisCounters } from '../../src/rate-limit/redis-counters.ts';
 import { redisGate, uniqueSuffix } from '../helpers/services.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const MINUTE = 60_000;
 
@@ -334,12 +335,14 @@ describe('redis counters', { skip: gate.skip }, () => {
     try {
       await counters.hit('k', 300);
       await counters.hit('k', 300);
-      const deadline = Date.now() + 5000;
-      let state = await counters.peek('k');
-      while (state.count !== 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        state = await counters.peek('k');
-      }
+      const state = await waitFor(
+        async () => {
+          const now = await counters.peek('k');
+          return now.count === 0 && now;
+        },
+        'the window to end by expiry',
+        { timeoutMs: 5000, intervalMs: 25 },
+      );
       assert.deepEqual(state, { count: 0, resetMs: 0 }, 'the window ended within 5 s');
       assert.equal((await counters.hit('k', MINUTE)).count, 1);
     } finally {

@@ -11,6 +11,7 @@ import { REQUEST_BOUNDS } from '../../src/http/request-bounds.ts';
 import {
   account, assertErrorBody, listenLocal, parseResponse, rawExchange, securityApp, snapshot, TEXT, type RawReply,
 } from './support.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const END = 'Host: sl.test\r\nConnection: close\r\n\r\n';
 const TARGET = 'https://example.org/bounded';
@@ -24,6 +25,8 @@ function assertRawError(reply: RawReply, status: number, operation: string): voi
 }
 
 interface Drip {
+  /** Header lines sent after the request line so far. */
+  linesSent(): number;
   /** Settles when the server closes the connection. */
   readonly closed: Promise<{ elapsedMs: number; reply: string; linesSent: number }>;
 }
@@ -53,7 +56,7 @@ function dripHeaders(port: number): Drip {
       resolve({ elapsedMs: performance.now() - started, reply: received, linesSent });
     });
   });
-  return { closed };
+  return { linesSent: () => linesSent, closed };
 }
 
 describe('time bounds', { concurrency: true }, () => {
@@ -63,9 +66,10 @@ describe('time bounds', { concurrency: true }, () => {
     assert.equal(app.server.headersTimeout, REQUEST_BOUNDS.headersTimeoutMs);
 
     const drips = Array.from({ length: 20 }, () => dripHeaders(port));
-    // While they hold their connections, a normal client is answered at once, repeatedly.
+    // While they hold their connections, a normal client is answered at once, repeatedly:
+    // once after each round of header lines the dripping clients send.
     for (let i = 0; i < 5; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await waitFor(() => drips.every((drip) => drip.linesSent() > i), `every dripping client to have sent ${i + 1} header lines`);
       const reply = await rawExchange(port, `GET /v1/get/nothing-here HTTP/1.1\r\n${END}`);
       assert.equal(reply.status, 404);
       assert.ok(reply.elapsedMs < 1000, `answered in ${Math.round(reply.elapsedMs)} ms while 20 clients drip`);

@@ -1,6 +1,5 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createBatcher } from '../../src/store/batcher.ts';
 
 describe('createBatcher', () => {
@@ -20,12 +19,14 @@ describe('createBatcher', () => {
     let running = 0;
     let mostAtOnce = 0;
     const { promise: firstStarted, resolve: signalStart } = Promise.withResolvers<void>();
+    const { promise: released, resolve: release } = Promise.withResolvers<void>();
     const batcher = createBatcher<number, number>(async (items) => {
       running++;
       mostAtOnce = Math.max(mostAtOnce, running);
       batches.push([...items]);
       signalStart();
-      await sleep(20);
+      // The first batch stays open until 2 and 3 have been called, however slow the machine.
+      await released;
       running--;
       return items;
     });
@@ -34,6 +35,7 @@ describe('createBatcher', () => {
     // could fire before the batch started, and 2 and 3 would join it.
     await firstStarted;
     const later = [batcher.run(2), batcher.run(3)];
+    release();
     await Promise.all([first, ...later]);
     assert.deepEqual(batches, [[1], [2, 3]]);
     assert.equal(mostAtOnce, 1);
@@ -65,12 +67,16 @@ describe('createBatcher', () => {
 
   test('drain settles only after every call made so far is answered', async () => {
     const answered: number[] = [];
+    const { promise: released, resolve: release } = Promise.withResolvers<void>();
     const batcher = createBatcher<number, number>(async (items) => {
-      await sleep(10);
+      await released;
       return items;
     });
     for (const n of [1, 2, 3]) void batcher.run(n).then((value) => answered.push(value));
-    await batcher.drain();
+    // The batch can only finish after drain() has been called.
+    const drained = batcher.drain();
+    release();
+    await drained;
     await Promise.resolve(); // the .then callbacks above run after the answers
     assert.deepEqual(answered, [1, 2, 3]);
   });
