@@ -1,0 +1,114 @@
+/**
+ * An in-memory `Store` for unit tests of the domain: no database, every call recorded, and
+ * createLink's answers scriptable, so a test can make the store say `taken` or `cap_reached`
+ * exactly when it needs to. Unscripted calls follow the contract's rules (cap before
+ * uniqueness, owner checks, one access per resolution); the real engines are held to those
+ * rules by test/store/contract.ts, this fake is not a substitute for that suite.
+ */
+import type {
+  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
+} from '../../src/store/store.ts';
+
+/** One call the store received: the method's name and its arguments. */
+export interface StoreCall {
+  readonly method: Exclude<keyof Store, 'engine'>;
+  readonly args: readonly unknown[];
+}
+
+export interface FakeStore extends Store {
+  /** Every call so far, in order. */
+  readonly calls: StoreCall[];
+  /** The links held, by shortcode. */
+  readonly links: Map<string, LinkRecord & { readonly dateCreated: string }>;
+  /** Answers the next createLink calls with these results (in order), whatever the data says. */
+  scriptCreateLink(...results: CreateLinkResult[]): void;
+  /** Calls of one method, for assertions. */
+  callsOf(method: StoreCall['method']): readonly (readonly unknown[])[];
+}
+
+export function createFakeStore(): FakeStore {
+  const calls: StoreCall[] = [];
+  const accounts = new Map<number, AccountRecord>();
+  const byCodeHash = new Map<string, number>();
+  const links = new Map<string, LinkRecord & { readonly dateCreated: string }>();
+  const scripted: CreateLinkResult[] = [];
+  let nextUid = 1;
+
+  const record = (method: StoreCall['method'], ...args: unknown[]) => void calls.push({ method, args });
+  const held = (uid: number) => [...links.values()].filter((link) => link.createdBy === uid).length;
+
+  return {
+    engine: 'fake',
+    calls,
+    links,
+    scriptCreateLink: (...results) => void scripted.push(...results),
+    callsOf: (method) => calls.filter((call) => call.method === method).map((call) => call.args),
+
+    async createAccount(account: NewAccount) {
+      record('createAccount', account);
+      const created = { uid: nextUid++, dateCreated: account.dateCreated, maxLinks: account.maxLinks };
+      accounts.set(created.uid, created);
+      byCodeHash.set(account.codeHash, created.uid);
+      return created;
+    },
+
+    async findAccountByCodeHash(codeHash) {
+      record('findAccountByCodeHash', codeHash);
+      const uid = byCodeHash.get(codeHash);
+      return uid === undefined ? undefined : accounts.get(uid);
+    },
+
+    async createLink(link: NewLink): Promise<CreateLinkResult> {
+      record('createLink', link);
+      const forced = scripted.shift();
+      if (forced !== undefined) return forced;
+      const account = accounts.get(link.createdBy);
+      if (account === undefined) throw new Error(`fake store: no account ${link.createdBy}`);
+      if (held(account.uid) >= account.maxLinks) return 'cap_reached';
+      if (links.has(link.shortCode)) return 'taken';
+      links.set(link.shortCode, { ...link, accesses: 0 });
+      return 'created';
+    },
+
+    async deleteLink(shortCode, accountUid): Promise<DeleteLinkResult> {
+      record('deleteLink', shortCode, accountUid);
+      const link = links.get(shortCode);
+      if (link === undefined) return 'not_found';
+      if (link.createdBy !== accountUid) return 'not_owner';
+      links.delete(shortCode);
+      return 'deleted';
+    },
+
+    async listLinks(accountUid) {
+      record('listLinks', accountUid);
+      return [...links.values()].filter((link) => link.createdBy === accountUid).map(publicFields);
+    },
+
+    async resolveLink(shortCode) {
+      record('resolveLink', shortCode);
+      const link = links.get(shortCode);
+      if (link === undefined) return undefined;
+      const counted = { ...link, accesses: link.accesses + 1 };
+      links.set(shortCode, counted);
+      return publicFields(counted);
+    },
+
+    async findLink(shortCode) {
+      record('findLink', shortCode);
+      const link = links.get(shortCode);
+      return link === undefined ? undefined : publicFields(link);
+    },
+
+    async ping() {
+      record('ping');
+    },
+
+    async close() {
+      record('close');
+    },
+  };
+}
+
+function publicFields(link: LinkRecord): LinkRecord {
+  return { shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: link.accesses };
+}
