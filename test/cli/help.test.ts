@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { REPO_ROOT } from '../helpers/process.ts';
-import { runCli } from './support.ts';
+import { runCli, tempFolder } from './support.ts';
 
 const COMMANDS = [
   'serve', 'migrate', 'account create', 'account info', 'shorten', 'links', 'resolve', 'delete',
@@ -116,11 +116,15 @@ describe('the shortlink bin', () => {
     },
   );
 
-  test('"npx shortlink" in the project runs it without installing anything', { timeout: 60_000 }, async () => {
+  test('"npx shortlink" in the project runs it without installing anything', { timeout: 60_000 }, async (t) => {
     // --no: never download; the command must come from this package's own bin.
+    const folder = tempFolder();
+    t.after(() => folder.remove());
     const result = await runCli(['--no', 'shortlink', 'help'], {
       command: ['npx'],
-      env: { PATH: `${join(REPO_ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` },
+      cwd: REPO_ROOT,
+      // help opens no database; should that change, it must not be the working tree's.
+      env: { PATH: `${join(REPO_ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, DATABASE_URL: folder.file('unused.db') },
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Usage: shortlink <command>/m);

@@ -5,7 +5,7 @@
  * reproduce every link and count (SQLite, and PostgreSQL when TEST_DATABASE_URL is set).
  */
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -378,14 +378,18 @@ describe('the round trip through the server', () => {
 });
 
 describe('import input handling', () => {
-  const database = folder.file('input.db');
-  const env = { DATABASE_URL: database };
-
-  test('reads stdin with "-", guessing the format from the first character', async () => {
-    const csv = await runCli(['import', '-', '--dry-run'], { env: { ...env, DATABASE_URL: undefined }, input: 'url\nhttps://example.com\n' });
+  test('reads stdin with "-", guessing the format from the first character', async (t) => {
+    // Without DATABASE_URL the CLI uses ./data/shortlinks.db of the folder it runs in: an
+    // empty one here, never the working tree's (where `npm start` may have made one).
+    const empty = tempFolder();
+    t.after(() => empty.remove());
+    const database = folder.file('stdin.db');
+    const env = { DATABASE_URL: database };
+    const csv = await runCli(['import', '-', '--dry-run'], { env: { ...env, DATABASE_URL: undefined }, cwd: empty.path, input: 'url\nhttps://example.com\n' });
     // The default database does not exist in a dry run: that is reported, not created.
     assert.equal(csv.code, 1);
     assert.match(csv.stderr, /there is no database/);
+    assert.equal(existsSync(join(empty.path, 'data')), false, 'nothing created');
 
     const json = await runCli(['import', '-'], { env, input: '{"ShortCode":"stdin-json","PointsTo":"https://example.com/j","Accesses":2}\n' });
     assert.equal(json.code, 0, json.stderr);
@@ -398,6 +402,10 @@ describe('import input handling', () => {
   });
 
   test('a file it cannot use is one line and exit 1', async () => {
+    // Its own database and account: nothing carried over from the test before.
+    const database = folder.file('unusable.db');
+    const env = { DATABASE_URL: database };
+    const owner = await withTakenCode(database);
     const noUrl = folder.file('no-url.csv');
     writeFileSync(noUrl, 'code,clicks\nabcde,1\n');
     const broken = folder.file('broken.csv');
@@ -405,7 +413,7 @@ describe('import input handling', () => {
     const cases: [string[], RegExp][] = [
       [['import', folder.file('absent.csv')], /cannot read .*absent\.csv \(ENOENT\)/],
       [['import', noUrl], /line 1: no column holds the target URL/],
-      [['import', broken, '--account', '1'], /broken\.csv: line 3: unexpected "x" after the closing quote/],
+      [['import', broken, '--account', String(owner.uid)], /broken\.csv: line 3: unexpected "x" after the closing quote/],
       [['import', noUrl, '--account', '999'], /there is no account 999/],
     ];
     for (const [args, message] of cases) {
@@ -414,7 +422,7 @@ describe('import input handling', () => {
       assert.match(result.stderr, message);
       if (args[1] === broken) {
         // The rows before the broken one are imported, and the report says so.
-        assert.match(result.stdout, /Stopped after 1 rows\.\nImported 1 of 1 rows into account 1/);
+        assert.match(result.stdout, new RegExp(`Stopped after 1 rows\\.\nImported 1 of 1 rows into account ${owner.uid}\\b`));
       }
     }
     const state = await databaseState(database);

@@ -60,7 +60,7 @@ describe('shortlink serve', () => {
 
   test('serves the API until SIGTERM, then exits 0', { timeout: 30_000 }, async () => {
     const child = spawnProcess(process.execPath, [CLI_ENTRY, 'serve'], {
-      cwd: REPO_ROOT,
+      cwd: folder.path,
       env: cliEnvironment({ PORT: '0', HOST: '127.0.0.1', BASE_URL: E2E_BASE_URL, DATABASE_URL: folder.file('serve.db'), RATE_LIMIT: 'off' }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });

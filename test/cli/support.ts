@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { hashAccessCode, newAccessCode } from '../../src/accounts/access-code.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { REPO_ROOT } from '../helpers/process.ts';
+import { assertDatabaseOutsideWorkingTree, REPO_ROOT } from '../helpers/working-tree.ts';
 
 export const CLI_ENTRY = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 
@@ -31,6 +31,8 @@ export interface CliResult {
 export interface RunOptions {
   /** Added to a clean environment; `undefined` removes a variable. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where the CLI runs; by default a fresh empty temp folder, so that the default database
+   * (./data/shortlinks.db) is never the working tree's. */
   readonly cwd?: string;
   /** Written to the CLI's stdin, which is then closed. */
   readonly input?: string;
@@ -52,12 +54,12 @@ export function cliEnvironment(overrides: RunOptions['env'] = {}): NodeJS.Proces
 /** Runs `shortlink <args>` to completion. */
 export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
   const [program, ...leading] = options.command ?? [process.execPath, CLI_ENTRY];
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, [...leading, ...args], {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: cliEnvironment(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+  const scratch = options.cwd === undefined ? mkdtempSync(join(tmpdir(), 'shortlink-cli-cwd-')) : undefined;
+  const cwd = options.cwd ?? scratch!;
+  const env = cliEnvironment(options.env);
+  assertDatabaseOutsideWorkingTree(env, cwd);
+  return new Promise<CliResult>((resolve, reject) => {
+    const child = spawn(program, [...leading, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -75,6 +77,8 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
       resolve({ code, signal, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');
+  }).finally(() => {
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   });
 }
 

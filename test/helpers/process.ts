@@ -13,10 +13,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-/** The repository root, found from this file rather than the working directory. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { assertDatabaseOutsideWorkingTree, REPO_ROOT } from './working-tree.ts';
+
+export { REPO_ROOT };
 const SERVER_ENTRY = join(REPO_ROOT, 'src', 'server.ts');
 
 // Variables the server reads; the parent's values (a developer's shell, CI) must not leak in.
@@ -148,6 +148,7 @@ function serverEnvironment(databasePath: string, overrides: StartOptions['env'] 
 
 function launch(options: StartOptions, databasePath: string): Launched {
   const env = serverEnvironment(databasePath, options.env);
+  assertDatabaseOutsideWorkingTree(env, REPO_ROOT);
   const child = options.viaNpm
     ? spawn('npm', ['start'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, [SERVER_ENTRY], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
