@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { DomainError, ErrorCode } from '../../src/errors.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { newAccount, tempDir, testConfig } from '../helpers/app.ts';
+import { newAccount, openTestStore, testConfig } from '../helpers/app.ts';
 import { appFor, assertError, assertErrorBody, createLinkOk, HTML, listen, resolve } from './support.ts';
 
 describe('unknown routes', () => {
@@ -122,12 +120,12 @@ describe('request errors', () => {
 type Failure = () => Error;
 
 /**
- * A real SQLite store behind a switch: while a failure is set, every method (but close)
+ * A real store (of the engine the suite runs on) behind a switch: while a failure is set, every method (but close)
  * throws it, synchronously or as a rejection.
  */
 async function appWithFaultyStore(t: TestContext) {
-  const dir = tempDir();
-  const inner = await openSqliteStore({ path: join(dir.path, 'test.db') });
+  const opened = await openTestStore();
+  const inner = opened.store;
   let failure: { make: Failure; sync: boolean } | undefined;
   const store = new Proxy(inner, {
     get(target, property, receiver) {
@@ -151,8 +149,7 @@ async function appWithFaultyStore(t: TestContext) {
   await app.ready();
   t.after(async () => {
     await app.close();
-    await inner.close();
-    dir.remove();
+    await opened.close();
   });
   return {
     app,

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import Fastify from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { registerHealthRoutes } from '../../src/http/routes/health.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { tempDir, testConfig } from '../helpers/app.ts';
+import { openTestStore, testConfig } from '../helpers/app.ts';
 import { appFor, assertError, TEXT } from './support.ts';
 
 /**
- * An app on a real SQLite store, changed by `wrap` (e.g. a ping that throws), with its own
+ * An app on a real store (of the engine the suite runs on), changed by `wrap` (e.g. a ping that throws), with its own
  * log lines collected.
  */
 async function appWithStore(
@@ -20,8 +18,8 @@ async function appWithStore(
   extra: Partial<AppDeps> = {},
   overrides: Partial<Config> = {},
 ) {
-  const dir = tempDir();
-  const store = await openSqliteStore({ path: join(dir.path, 'test.db') });
+  const opened = await openTestStore();
+  const { store } = opened;
   const chunks: string[] = [];
   const app = await buildApp({
     config: testConfig(overrides),
@@ -32,8 +30,7 @@ async function appWithStore(
   await app.ready();
   t.after(async () => {
     await app.close();
-    await store.close();
-    dir.remove();
+    await opened.close();
   });
   return { app, lines: () => chunks.join('').split('\n').filter((line) => line !== '') };
 }

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
-import { newAccount, tempDir, testConfig } from '../helpers/app.ts';
+import { newAccount, openTestStore, testConfig } from '../helpers/app.ts';
 import { appFor, createLinkOk, listen, rawRequest } from './support.ts';
 
 /** A fresh id: this process's 12-hex-digit prefix and a base-36 counter. */
@@ -100,8 +98,8 @@ describe('X-Request-Id', () => {
   });
 
   test('ties an unexpected failure\'s error line to its request line', async (t) => {
-    const dir = tempDir();
-    const store = await openSqliteStore({ path: join(dir.path, 'test.db') });
+    const opened = await openTestStore();
+    const { store } = opened;
     const chunks: string[] = [];
     const app = await buildApp({
       config: testConfig({ logLevel: 'info' }),
@@ -110,8 +108,7 @@ describe('X-Request-Id', () => {
     });
     t.after(async () => {
       await app.close();
-      await store.close();
-      dir.remove();
+      await opened.close();
     });
     const response = await app.inject({ method: 'GET', url: '/v1/get/anything', headers: { 'x-request-id': 'failing-1' } });
     assert.equal(response.statusCode, 500);
