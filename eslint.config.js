@@ -1,0 +1,113 @@
+// @ts-check
+// ESLint for the whole tree: the recommended rules, a few type-aware ones that catch real
+// bugs in async server code, and the layering rules (docs/architecture.md, "Layering").
+// The layering rules are pinned by test/unit/lint-boundaries.test.ts: if a pattern here stops
+// matching, that test fails.
+import js from '@eslint/js';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+// Import boundaries. ESLint's own no-restricted-imports matches the specifier as written, not
+// the file it resolves to; that is enough here because every import in src/ is a relative
+// path with its `.ts` extension, so a backend is always reached through a `…/store/sqlite…`,
+// `…/store/postgres…` or `…/store/migrations/…` segment whatever the importer's depth.
+/** @param {string} regex @param {string} message */
+const group = (regex, message) => ({ regex, message });
+
+const HTTP = group(String.raw`(^|/)http/`, 'The domain does not know about HTTP: return values or throw a DomainError, and let src/http/ map them.');
+const STORE_BACKEND = group(
+  String.raw`(^|/)store/(sqlite|postgres|migrations)([-./]|$)`,
+  'Use the Store interface (src/store/store.ts); only the composition root picks a backend.',
+);
+const CONFIG = group(String.raw`(^|/)config\.ts$`, 'Take the values you need as arguments; only the composition root reads Config.');
+const METRICS = group(String.raw`(^|/)metrics/`, 'The domain is not instrumented directly; metrics wrap it from outside (src/metrics/instrumented-store.ts).');
+// Database drivers are backends too, however they are reached.
+const DRIVERS = ['postgres', 'ioredis', 'node:sqlite'].map((name) => ({
+  name,
+  message: 'Database drivers belong to a store backend under src/store/.',
+}));
+
+/** @param {{ regex: string, message: string }[]} patterns @param {typeof DRIVERS} paths */
+const restrictImports = (patterns, paths) => ['error', { patterns, paths }];
+
+// Reading the environment: only src/config.ts and the CLI entry do (STYLE.md, habit 2).
+const ENV_MESSAGE = 'Only src/config.ts and the CLI entry (src/cli/main.ts) read the environment; take a Config instead.';
+
+export default defineConfig(
+  globalIgnores(['node_modules/', 'data/', 'artifacts/', 'bench/results/', 'coverage/']),
+
+  js.configs.recommended,
+  tseslint.configs.recommended,
+
+  {
+    name: 'shortlink/typescript',
+    files: ['**/*.ts'],
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // The type-aware rules worth their cost in a server: a promise nobody awaits or handles
+      // is a lost error (or an unhandled rejection that ends the process).
+      // node:test's test() and describe() return promises that the runner itself awaits.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] },
+      ],
+      // Fastify's callbacks (handlers, hooks, frameworkErrors) may return the reply, which is
+      // a thenable: passing them where a void callback is typed is how Fastify is used.
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false, properties: false } }],
+      '@typescript-eslint/await-thenable': 'error',
+      // The codebase already follows these through tsc (verbatimModuleSyntax) and habit;
+      // the lint makes them visible at review.
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+      // `let app` declared before a cleanup closure that reads it, assigned after: not a const.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+
+  {
+    name: 'shortlink/browser',
+    files: ['src/web/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'module' },
+  },
+  {
+    name: 'shortlink/bin',
+    files: ['bin/**/*.js'],
+    languageOptions: { globals: globals.node, sourceType: 'module' },
+  },
+
+  // Layering (issue 12, item 7). One config object per guarded folder, because a later
+  // object's options for a rule replace an earlier one's.
+  {
+    name: 'shortlink/layering/domain',
+    files: ['src/links/**', 'src/accounts/**'],
+    rules: { 'no-restricted-imports': restrictImports([HTTP, STORE_BACKEND, CONFIG, METRICS], DRIVERS) },
+  },
+  {
+    name: 'shortlink/layering/http',
+    files: ['src/http/**'],
+    rules: { 'no-restricted-imports': restrictImports([STORE_BACKEND], DRIVERS) },
+  },
+  {
+    name: 'shortlink/layering/environment',
+    files: ['src/**'],
+    ignores: ['src/config.ts', 'src/cli/main.ts'],
+    rules: {
+      // Also catches `process['env']` and `const { env } = process`.
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: ENV_MESSAGE }],
+      'no-restricted-syntax': [
+        'error',
+        // globalThis.process.env
+        { selector: "MemberExpression[property.name='env'][object.property.name='process']", message: ENV_MESSAGE },
+        // import { env } from 'node:process'
+        { selector: "ImportDeclaration[source.value=/^(node:)?process$/] > ImportSpecifier[imported.name='env']", message: ENV_MESSAGE },
+      ],
+    },
+  },
+
+  // JavaScript files are not in tsconfig's program: lint them without type information.
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+);
