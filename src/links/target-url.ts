@@ -7,6 +7,7 @@ export const URL_MAX = 2000;
 // bidirectional controls (marks, embeddings, overrides, isolates): with those, a target can
 // be displayed as another address than the one it leads to ("…/\u202Egnp.exe").
 const FORBIDDEN_CHARACTER =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u0020\u007f-\u009f\u00a0\u061c\u1680\u2000-\u200a\u200e\u200f\u2028-\u202f\u205f\u2066-\u2069\u3000\ufeff]/;
 
 /** Counts Unicode code points without building an array. */

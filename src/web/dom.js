@@ -160,7 +160,7 @@ async function copyText(text) {
     area.className = 'visually-hidden';
     document.body.append(area);
     area.select();
-    let copied = false;
+    let copied;
     try {
       copied = document.execCommand('copy');
     } catch {

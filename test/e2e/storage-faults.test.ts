@@ -260,11 +260,17 @@ describe('the SQLite filesystem misbehaves under a running server', { skip: gate
       const url = `https://example.org/${short}/${'y'.repeat(1900)}`;
       const reply = await createLink(server, code, short, url);
       if (reply.status === 200) ledger.links.set(short, url);
-      else (assertUnavailable(reply, 'create link', short), refusals++);
+      else {
+        assertUnavailable(reply, 'create link', short);
+        refusals++;
+      }
     }
     const account = await call(server, '/v1/new_account', { method: 'POST' });
     if (account.status === 200) ledger.accounts.add((JSON.parse(account.text) as { Uid: number }).Uid);
-    else (assertUnavailable(account, 'create account', 'new_account'), refusals++);
+    else {
+      assertUnavailable(account, 'create account', 'new_account');
+      refusals++;
+    }
     const removal = await call(server, `/v1/link?short=${shorts[2]}`, { method: 'DELETE', headers: auth });
     if (removal.status === 200) {
       ledger.links.delete(shorts[2]!);

@@ -262,6 +262,7 @@ export async function startServer(options: StartOptions = {}): Promise<ServerPro
     throw new Error(
       `the server did not start: ${(error as Error).message}\n--- stdout ---\n${launched.output.stdout}` +
         `\n--- stderr ---\n${launched.output.stderr}`,
+      { cause: error },
     );
   }
   const address = new URL((ready.msg as string).slice('Server listening at '.length));
