@@ -84,7 +84,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** Documented in the README ("Rate limits"); each can be overridden as `N/<seconds>s|m|h`. */
+/** Documented in docs/api.md ("Rate limits"); each can be overridden as `N/<seconds>s|m|h`. */
 export const DEFAULT_RATE_LIMIT_POLICIES: RateLimitPolicies = {
   newAccount: { limit: 20, windowMs: 3_600_000 },
   failedAuth: { limit: 30, windowMs: 600_000 },

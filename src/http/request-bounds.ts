@@ -1,4 +1,4 @@
-/** Bounds on what one client may hold or send; see README "Limits". */
+/** Bounds on what one client may hold or send; see docs/api.md, "Limits and timeouts". */
 export const REQUEST_BOUNDS = {
   bodyBytes: 64 * 1024,
   requestTimeoutMs: 30_000,

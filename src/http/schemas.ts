@@ -96,7 +96,7 @@ export function textResponse(description: string, example?: string) {
   };
 }
 
-/** When each error status happens, as in the README's Errors table. */
+/** When each error status happens, as in the Errors table of docs/api.md. */
 const ERROR_WHEN: Readonly<Record<number, { when: string; reason: string }>> = {
   400: { when: 'Missing or invalid parameter, a parameter given twice, two different access codes or two Authorization headers', reason: 'the parameter "url" is required' },
   401: { when: 'No valid access code (missing, malformed, unknown, or sent with a scheme other than Bearer)', reason: 'the access code is not valid' },

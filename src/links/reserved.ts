@@ -1,7 +1,7 @@
 /**
  * Root paths the service keeps for itself. A custom shortcode may not equal any of them
  * (compared case-insensitively), and a generated one that does is drawn again. Listed in
- * the README; keep the two in step.
+ * docs/api.md; keep the two in step.
  */
 export const RESERVED_NAMES: readonly string[] = [
   'v1', 'v2', 'api', 'assets', 'static', 'ui', 'app', 'web', 'admin', 'login', 'logout',

@@ -1,5 +1,5 @@
 /**
- * The bounds of README "Limits and timeouts", over real sockets against a listening server:
+ * The bounds of docs/api.md, "Limits and timeouts", over real sockets against a listening server:
  * a client dripping header lines is cut off soon after the 10 s header timeout (not after
  * Node's default 30 s check interval), an idle keep-alive connection is closed after 5 s,
  * and oversized bodies, URLs and headers get a plain-text 4xx, never a 5xx, and write nothing.

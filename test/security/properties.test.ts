@@ -36,7 +36,7 @@ function outcome(run: () => unknown): Outcome {
 
 // ------------------------------------------------------------------------------ target URLs
 
-/** The contract's url rule, read literally (CONTRACT §5, README "Create a link"). */
+/** The contract's url rule, read literally (CONTRACT §5, docs/api.md, "Create a link"). */
 function modelAcceptsUrl(url: string): boolean {
   const points = [...url];
   if (points.length < 1 || points.length > 2000) return false;
