@@ -14,7 +14,17 @@ export type RedirectStatus = 301 | 302 | 307 | 308;
 
 export type StorageConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly synchronous: SqliteSynchronous }
-  | { readonly kind: 'postgres'; readonly url: string };
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      /** Most connections one process opens (PG_POOL_MAX); further queries wait for one. */
+      readonly poolMax: number;
+      /**
+       * Named prepared statements (PG_PREPARE). False behind a pooler in transaction mode
+       * (PgBouncer before 1.21), where the next transaction may run on another server connection.
+       */
+      readonly prepare: boolean;
+    };
 
 /** At most `limit` events per `windowMs` for one key (client address or account). */
 export interface RateLimitPolicy {
@@ -172,10 +182,24 @@ export function loadConfig(env: Env = process.env): Config {
     if (lower === 'normal' || lower === 'full') synchronous = lower;
     else problems.push(`SQLITE_SYNCHRONOUS must be "normal" or "full", got ${quote(rawSync)}`);
   }
+  let poolMax = 10;
+  const rawPoolMax = text('PG_POOL_MAX');
+  if (rawPoolMax !== undefined) {
+    const parsed = parseInteger(rawPoolMax, 1, 1000);
+    if (parsed === undefined) problems.push(`PG_POOL_MAX must be an integer from 1 to 1000, got ${quote(rawPoolMax)}`);
+    else poolMax = parsed;
+  }
+  let prepare = true;
+  const rawPrepare = text('PG_PREPARE');
+  if (rawPrepare !== undefined) {
+    const lower = rawPrepare.toLowerCase();
+    if (lower === 'true' || lower === 'false') prepare = lower === 'true';
+    else problems.push(`PG_PREPARE must be "true" or "false", got ${quote(rawPrepare)}`);
+  }
   let storage: StorageConfig;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rawDatabase)?.[1]?.toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') {
-    storage = { kind: 'postgres', url: rawDatabase };
+    storage = { kind: 'postgres', url: rawDatabase, poolMax, prepare };
   } else if (scheme !== undefined && scheme !== 'sqlite') {
     // A typo (`postgress://`) or another engine (`mysql://`) would otherwise become a new,
     // empty SQLite file named like the URL. Only the scheme is echoed: the rest may hold a password.

@@ -21,7 +21,7 @@ export async function openStore(storage: StorageConfig, { soleProcess = true } =
     case 'sqlite':
       return openSqliteStore({ path: storage.path, synchronous: storage.synchronous, shareReads: soleProcess });
     case 'postgres':
-      return openPostgresStore({ url: storage.url });
+      return openPostgresStore({ url: storage.url, max: storage.poolMax, prepare: storage.prepare });
   }
 }
 
@@ -41,6 +41,6 @@ export async function openAdminStore(storage: StorageConfig, options: OpenAdminO
       if (!options.create && !existsSync(storage.path)) throw new DatabaseMissingError(storage.path);
       return openSqliteAdminStore({ path: storage.path, synchronous: storage.synchronous });
     case 'postgres':
-      return openPostgresAdminStore({ url: storage.url });
+      return openPostgresAdminStore({ url: storage.url, prepare: storage.prepare });
   }
 }

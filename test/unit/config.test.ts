@@ -94,7 +94,18 @@ describe('loadConfig values', () => {
 
   test('selects PostgreSQL for postgres:// and postgresql:// URLs, keeping the URL whole', () => {
     for (const url of ['postgres://user:secret@db:5432/shortlink', 'postgresql://db/shortlink?sslmode=require']) {
-      assert.deepEqual(loadConfig({ DATABASE_URL: url }).storage, { kind: 'postgres', url });
+      assert.deepEqual(loadConfig({ DATABASE_URL: url }).storage, { kind: 'postgres', url, poolMax: 10, prepare: true });
+    }
+  });
+
+  test('reads PG_POOL_MAX and PG_PREPARE for PostgreSQL', () => {
+    const storage = loadConfig({ DATABASE_URL: 'postgres://db/shortlink', PG_POOL_MAX: '3', PG_PREPARE: 'FALSE' }).storage;
+    assert.deepEqual(storage, { kind: 'postgres', url: 'postgres://db/shortlink', poolMax: 3, prepare: false });
+  });
+
+  test('refuses a PG_POOL_MAX outside 1..1000 and a PG_PREPARE other than true or false', () => {
+    for (const [name, value] of [['PG_POOL_MAX', '0'], ['PG_POOL_MAX', '1001'], ['PG_POOL_MAX', 'ten'], ['PG_PREPARE', 'no']] as const) {
+      assert.match(configError({ DATABASE_URL: 'postgres://db/shortlink', [name]: value }).message, new RegExp(`${name} must be`));
     }
   });
 

@@ -27,7 +27,7 @@ test('checkStoragePlace accepts an existing writable directory, the default ./da
     assert.equal(checkStoragePlace(sqlite(join(dir.path, 'old.db'))), undefined);
     assert.equal(checkStoragePlace(sqlite('./data/shortlinks.db')), undefined);
     assert.equal(checkStoragePlace(sqlite(':memory:')), undefined);
-    assert.equal(checkStoragePlace({ kind: 'postgres', url: 'postgres://db/x' }), undefined);
+    assert.equal(checkStoragePlace({ kind: 'postgres', url: 'postgres://db/x', poolMax: 10, prepare: true }), undefined);
   } finally {
     dir.remove();
   }
@@ -59,11 +59,11 @@ test('checkStoragePlace refuses a missing directory, a non-directory, a non-regu
 
 test('storagePlace names the engine and the place, never a password or query', () => {
   assert.deepEqual(storagePlace(sqlite('data/x.db')), { engine: 'sqlite', place: resolve('data/x.db') });
-  assert.deepEqual(storagePlace({ kind: 'postgres', url: 'postgres://user:secret@db.example:5432/links?password=secret&sslmode=require' }), {
+  assert.deepEqual(storagePlace({ kind: 'postgres', url: 'postgres://user:secret@db.example:5432/links?password=secret&sslmode=require', poolMax: 10, prepare: true }), {
     engine: 'postgres',
     place: 'postgres://user@db.example:5432/links',
   });
-  assert.deepEqual(storagePlace({ kind: 'postgres', url: 'postgresql://db/links' }), { engine: 'postgres', place: 'postgresql://db/links' });
+  assert.deepEqual(storagePlace({ kind: 'postgres', url: 'postgresql://db/links', poolMax: 10, prepare: true }), { engine: 'postgres', place: 'postgresql://db/links' });
 });
 
 test('startWarnings warns about the default BASE_URL only when others can connect', () => {

@@ -9,6 +9,8 @@ import { connect, type Sql } from './connection.ts';
 
 export interface PostgresAdminOptions {
   readonly url: string;
+  /** Named prepared statements (true when omitted); false behind PgBouncer in transaction mode. */
+  readonly prepare?: boolean;
 }
 
 // Rows fetched per round trip while exporting.
@@ -20,7 +22,7 @@ const EXPORT_PAGE = 1000;
  * (their cap check) waits for it, so the cap and the link count stay exact under load.
  */
 export async function openPostgresAdminStore(options: PostgresAdminOptions): Promise<AdminStore> {
-  const sql = await connect({ url: options.url, max: 2, applicationName: 'shortlink-admin' });
+  const sql = await connect({ url: options.url, max: 2, prepare: options.prepare ?? true, applicationName: 'shortlink-admin' });
 
   async function findAccount(tx: Sql | postgres.TransactionSql<Record<string, never>>, uid: number, lock = false) {
     const [row] = lock

@@ -9,8 +9,18 @@ export type Sql = postgres.Sql<Record<string, never>>;
 
 export interface PostgresConnectOptions {
   readonly url: string;
-  /** Connections in the pool. */
+  /**
+   * Connections in the pool, at most. The driver never opens more: a query that finds every
+   * connection busy is pipelined onto one or waits in its queue, so a full pool means
+   * waiting, not failing (test/store/postgres-pool.test.ts).
+   */
   readonly max: number;
+  /**
+   * Named prepared statements (true when omitted). A pooler in transaction mode (PgBouncer
+   * before 1.21) hands each transaction any server connection, where a statement prepared on
+   * another one does not exist; false makes every query an unnamed statement, parsed each time.
+   */
+  readonly prepare?: boolean;
   /** Shown in pg_stat_activity. */
   readonly applicationName: string;
 }
@@ -22,6 +32,7 @@ export interface PostgresConnectOptions {
 export async function connect(options: PostgresConnectOptions): Promise<Sql> {
   const sql: Sql = postgres(options.url, {
     max: options.max,
+    prepare: options.prepare ?? true,
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,

@@ -23,12 +23,35 @@ export function translateError(error: unknown): unknown {
   return isUnavailable(error) ? storageUnavailable(error) : error;
 }
 
-/** Runs a database call and rejects with the translated error when it fails. */
+/**
+ * True when the server refused a new connection because its (or the role's, or the
+ * database's) connection limit is reached: SQLSTATE 53300, which PostgreSQL raises only
+ * while a connection starts, before any statement ran.
+ */
+export function refusedConnection(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '53300';
+}
+
+// How long a call keeps retrying a refused connection before it answers 503. Other
+// instances release their connections within milliseconds under load; a pool that has
+// connections of its own hands the retry to one of them as soon as it is idle.
+const REFUSED_CONNECTION_RETRY_MS = 1000;
+
+/**
+ * Runs a database call and rejects with the translated error when it fails. A call that
+ * failed only because a new connection was refused (the pool grew past a connection limit)
+ * is run again after a short wait, so a full server queues requests instead of failing them:
+ * nothing of it reached the database, so it cannot apply twice.
+ */
 export async function guarded<R>(work: () => R): Promise<Awaited<R>> {
-  try {
-    return await work();
-  } catch (error) {
-    throw translateError(error);
+  const started = performance.now();
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!refusedConnection(error) || performance.now() - started + wait > REFUSED_CONNECTION_RETRY_MS) throw translateError(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 

@@ -9,13 +9,17 @@ import { guarded, refusedByServer } from './errors.ts';
 
 export interface PostgresOptions {
   readonly url: string;
-  /** Connections in the pool. */
+  /** Connections in the pool (10 when omitted). */
   readonly max?: number;
+  /** Named prepared statements (true when omitted); false behind PgBouncer in transaction mode. */
+  readonly prepare?: boolean;
 }
 
 /** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
 export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
-  const sql = await connect({ url: options.url, max: options.max ?? 10, applicationName: 'shortlink' });
+  const sql = await connect({
+    url: options.url, max: options.max ?? 10, prepare: options.prepare ?? true, applicationName: 'shortlink',
+  });
 
   const counter = createGroupCommit<LinkRecord>(async (increments) => {
     const codes = [...increments.keys()];
