@@ -22,6 +22,7 @@ import { registerMetricsRoute } from './http/routes/metrics.ts';
 import { registerResolveRoutes } from './http/routes/resolve.ts';
 import { createLinkService } from './links/link-service.ts';
 import { instrumentStore } from './metrics/instrumented-store.ts';
+import { trackStorageHealth } from './store/storage-health.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { createCounters, type RateLimitCounters } from './rate-limit/create-counters.ts';
 import type { Store } from './store/store.ts';
@@ -49,9 +50,13 @@ export interface AppDeps {
 /** Builds the HTTP application around an open store. */
 export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [] }: AppDeps): Promise<FastifyInstance> {
   const metrics = createMetrics();
-  const store = instrumentStore(rawStore, metrics);
   const requestLog = new RequestLog(metrics.observeRequest);
   const app = await createFastify({ config, requestLog, logStream });
+  // Readiness weighs what real calls did, not only a trivial query (src/store/storage-health.ts).
+  const storageHealth = trackStorageHealth(instrumentStore(rawStore, metrics), {
+    onDamaged: (error) => app.log.error(`database damaged: ${describeCause(error)}; restore it or repair it, then restart`),
+  });
+  const store = storageHealth.store;
 
   app.decorateRequest('account', null);
   trackRegisteredRoutes(app);
@@ -95,7 +100,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   registerLinkRoutes(app, { links, authenticate, rateLimits, baseUrl: config.baseUrl });
   registerResolveRoutes(app, { links, rateLimits, redirectStatus: config.redirectStatus });
   registerHealthRoutes(app, {
-    checks: [{ name: 'storage', check: () => store.ping() }, ...rateLimitCounters.readiness, ...readiness],
+    checks: [{ name: 'storage', check: storageHealth.check }, ...rateLimitCounters.readiness, ...readiness],
     isClosing,
   });
   registerMetricsRoute(app, { metrics, token: config.metricsToken });
@@ -103,4 +108,10 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   await registerDocs(app);
 
   return app;
+}
+
+/** The engine's own words for a damaged database (the store's error wraps them as its cause). */
+function describeCause(error: Error): string {
+  const cause = error.cause instanceof Error ? error.cause : error;
+  return cause.message.replace(/\s+/g, ' ');
 }

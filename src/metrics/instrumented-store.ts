@@ -34,7 +34,7 @@ export function instrumentStore(store: Store, metrics: Metrics): Store {
     listLinks: timed('listLinks', (uid) => store.listLinks(uid)),
     resolveLink: timed('resolveLink', (code) => store.resolveLink(code)),
     findLink: timed('findLink', (code) => store.findLink(code)),
-    ping: timed('ping', () => store.ping()),
+    ping: timed('ping', (options) => store.ping(options)),
     close: () => store.close(),
   };
 }

@@ -36,6 +36,11 @@ export type CreateLinkResult = 'created' | 'cap_reached' | 'taken';
 
 export type DeleteLinkResult = 'deleted' | 'not_found' | 'not_owner';
 
+export interface PingOptions {
+  /** Commit a write that changes nothing, through the same write path as the store's writes. */
+  readonly write?: boolean;
+}
+
 export interface Store {
   /** Which engine this is, for logs and health output. */
   readonly engine: string;
@@ -65,8 +70,11 @@ export interface Store {
   /** The link without counting an access (HEAD requests). */
   findLink(shortCode: string): Promise<LinkRecord | undefined>;
 
-  /** Resolves when the database answers a trivial query. */
-  ping(): Promise<void>;
+  /**
+   * Resolves when the database answers a trivial query; with `write`, when it also commits a
+   * write that changes nothing (a full disk or a read-only file fails that, not a read).
+   */
+  ping(options?: PingOptions): Promise<void>;
 
   /** Finishes pending writes and releases the database. */
   close(): Promise<void>;

@@ -4,6 +4,7 @@ import Fastify from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { registerHealthRoutes } from '../../src/http/routes/health.ts';
+import { storageDamaged, storageUnavailable } from '../../src/store/errors.ts';
 import type { Store } from '../../src/store/store.ts';
 import { openTestStore, testConfig } from '../helpers/app.ts';
 import { appFor, assertError, TEXT } from './support.ts';
@@ -94,6 +95,82 @@ describe('GET /readyz', () => {
     assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
     down = false;
     assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  });
+
+  test('is 503 after a write failed for the storage although reads answer, until the probe write succeeds', async (t) => {
+    let full = true;
+    const probes: boolean[] = [];
+    const { app } = await appWithStore(t, (store) => ({
+      ...store,
+      // A full disk: reads (and `SELECT 1`) answer, every write fails.
+      createAccount: async (account) => {
+        if (full) throw storageUnavailable(Object.assign(new Error('database or disk is full'), { errcode: 13 }));
+        return store.createAccount(account);
+      },
+      ping: async (options) => {
+        probes.push(options?.write === true);
+        if (full && options?.write === true) throw storageUnavailable(new Error('database or disk is full'));
+        return store.ping(options);
+      },
+    }));
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200, 'no write has failed yet');
+    assertError(await app.inject({ method: 'GET', url: '/v1/new_account' }), 503, 'create account');
+    const unready = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(unready.statusCode, 503);
+    assert.equal(unready.body, 'Unable to handle request: storage unavailable');
+    assert.equal(unready.headers['retry-after'], '1', 'a full disk may be cured: try again');
+    full = false;
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200, 'the probe write succeeded');
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+    assert.deepEqual(probes, [false, true, true, false], 'a write probe only while a write failure is unresolved');
+  });
+
+  test('a successful real write makes it ready again without a probe', async (t) => {
+    let full = true;
+    const { app } = await appWithStore(t, (store) => ({
+      ...store,
+      createAccount: async (account) => {
+        if (full) throw storageUnavailable(new Error('database or disk is full'));
+        return store.createAccount(account);
+      },
+      ping: async (options) => {
+        if (options?.write === true) throw storageUnavailable(new Error('still full'));
+        return store.ping(options);
+      },
+    }));
+    assertError(await app.inject({ method: 'GET', url: '/v1/new_account' }), 503, 'create account');
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
+    full = false;
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/new_account' })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  });
+
+  test('damaged storage: the API answers 503 "storage damaged" without Retry-After, /readyz stays 503 saying so, one log line', async (t) => {
+    const damage = () => storageDamaged(Object.assign(new Error('invalid page in block 0 of relation base/5/16384'), { code: 'XX001' }));
+    const { app, lines } = await appWithStore(t, (store) => ({
+      ...store,
+      resolveLink: async () => {
+        throw damage();
+      },
+      findLink: async () => {
+        throw damage();
+      },
+    }), {}, { logLevel: 'error' });
+    for (let i = 0; i < 3; i++) {
+      const response = await app.inject({ method: 'GET', url: '/v1/get/anything' });
+      assertError(response, 503, 'resolve link');
+      assert.equal(response.body, 'Unable to resolve link: storage damaged');
+      assert.equal(response.headers['retry-after'], undefined, 'waiting will not cure it');
+    }
+    for (let i = 0; i < 2; i++) {
+      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(ready.statusCode, 503, 'although the trivial query answers');
+      assert.equal(ready.body, 'Unable to handle request: storage damaged');
+      assert.equal(ready.headers['retry-after'], undefined);
+    }
+    const damaged = lines().filter((line) => line.includes('database damaged: '));
+    assert.equal(damaged.length, 1, lines().join('\n'));
+    assert.match(damaged[0]!, /database damaged: invalid page in block 0 of relation base\/5\/16384/);
   });
 
   test('fails on a required extra check, naming it', async (t) => {

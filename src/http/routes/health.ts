@@ -7,7 +7,11 @@ import { PLAIN_TEXT } from '../send-error.ts';
 export interface ReadinessCheck {
   /** Named in the answer: `Unable to handle request: <name> unavailable`. */
   readonly name: string;
-  /** Resolves when the dependency answers; rejects (or takes too long) when it does not. */
+  /**
+   * Resolves when the dependency answers; rejects (or takes too long) when it does not. A
+   * rejection carrying `reason` (StorageNotReady) names the failure in the answer instead of
+   * `<name> unavailable`, and one with `retry: false` drops the Retry-After.
+   */
   check(): Promise<void>;
   /**
    * False for a dependency the service can do without (Redis: rate limits fall back to
@@ -22,16 +26,27 @@ export interface ReadinessCheck {
 export const READINESS_TIMEOUT_MS = 2000;
 
 
-/** Settles with an error message, or undefined when the check passed in time. */
-async function run(check: ReadinessCheck, timeoutMs: number): Promise<string | undefined> {
+interface Failure {
+  /** For the debug log line. */
+  readonly detail: string;
+  /** For the answer. */
+  readonly reason: string;
+  readonly retry: boolean;
+}
+
+/** Settles with the failure, or undefined when the check passed in time. */
+async function run(check: ReadinessCheck, timeoutMs: number): Promise<Failure | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs);
+  const unavailable = (detail: string): Failure => ({ detail, reason: `${check.name} unavailable`, retry: true });
+  const timeout = new Promise<Failure>((resolve) => {
+    timer = setTimeout(() => resolve(unavailable(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
     return await Promise.race([check.check().then(() => undefined), timeout]);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    const { reason, retry } = error as { reason?: unknown; retry?: unknown };
+    const detail = error instanceof Error ? error.message : String(error);
+    return typeof reason === 'string' ? { detail, reason, retry: retry !== false } : unavailable(detail);
   } finally {
     clearTimeout(timer);
   }
@@ -45,8 +60,9 @@ function sendText(reply: FastifyReply, body: string) {
  * The contract's 503, written here rather than thrown: the error handler would log every
  * failed probe as an error, every few seconds, on top of the failures it reports.
  */
-function sendUnavailable(reply: FastifyReply, reason: string) {
-  return sendText(reply.code(503).header('retry-after', '1'), `Unable to ${Operation.Other}: ${reason}`);
+function sendUnavailable(reply: FastifyReply, reason: string, retry = true) {
+  if (retry) reply.header('retry-after', '1');
+  return sendText(reply.code(503), `Unable to ${Operation.Other}: ${reason}`);
 }
 
 /**
@@ -85,7 +101,10 @@ export function registerHealthRoutes(
     summary: 'Readiness: storage answers and the service is not shutting down',
     description:
       `Asks every dependency (the database; Redis when configured, which only degrades the answer) within ` +
-      `${timeoutMs} ms. 503 once shutdown has begun, so load balancers stop sending requests.`,
+      `${timeoutMs} ms. The database is not ready either while its latest write failed (a full disk answers ` +
+      `reads, not writes) until a write or the probe write succeeds, nor once it reported damaged data ` +
+      `("storage damaged", without Retry-After: waiting will not cure it). ` +
+      `503 once shutdown has begun, so load balancers stop sending requests.`,
     tags: ['operations'],
     response: {
       200: textResponse('Ready; names any optional dependency that is away', 'ok'),
@@ -100,13 +119,15 @@ export function registerHealthRoutes(
     const failures = await Promise.all(checks.map((check) => run(check, timeoutMs)));
     const required: string[] = [];
     const optional: string[] = [];
+    let retry = true;
     failures.forEach((failure, i) => {
       if (failure === undefined) return;
       const check = checks[i]!;
-      request.log.debug({ check: check.name, reason: failure }, 'readiness check failed');
-      (check.required === false ? optional : required).push(`${check.name} unavailable`);
+      request.log.debug({ check: check.name, reason: failure.detail }, 'readiness check failed');
+      (check.required === false ? optional : required).push(failure.reason);
+      if (check.required !== false && !failure.retry) retry = false;
     });
-    if (required.length > 0) return sendUnavailable(reply, [...required, ...optional].join(', '));
+    if (required.length > 0) return sendUnavailable(reply, [...required, ...optional].join(', '), retry);
     return sendText(reply, optional.length === 0 ? 'ok' : `ok (${optional.join(', ')})`);
   };
   app.get('/readyz', { config, schema: readySchema(false) }, ready);

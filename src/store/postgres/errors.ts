@@ -2,7 +2,7 @@
  * PostgreSQL's failures as the store's errors. The same names and signatures as
  * ../sqlite/errors.ts, plus `refusedByServer`, which only a networked engine needs.
  */
-import { storageUnavailable } from '../errors.ts';
+import { storageDamaged, storageUnavailable } from '../errors.ts';
 
 // Connection-level failures (client side, and SQLSTATE classes 08 connection exception,
 // 53 insufficient resources, 57P admin shutdown / cannot connect now) mean "try later".
@@ -18,8 +18,18 @@ export function isUnavailable(error: unknown): boolean {
   return UNAVAILABLE_CLIENT_CODES.has(code) || code.startsWith('08') || code.startsWith('53') || code.startsWith('57P');
 }
 
-/** Maps engine failures that a retry later could cure to the storage-unavailable error. */
+/** True when PostgreSQL reports damaged data: SQLSTATE XX001 data_corrupted, XX002 index_corrupted. */
+export function isDamaged(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'XX001' || code === 'XX002';
+}
+
+/**
+ * Maps engine failures that a retry later could cure to the storage-unavailable error, and
+ * damaged data to the storage-damaged one.
+ */
 export function translateError(error: unknown): unknown {
+  if (isDamaged(error)) return storageDamaged(error);
   return isUnavailable(error) ? storageUnavailable(error) : error;
 }
 

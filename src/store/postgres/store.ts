@@ -3,6 +3,7 @@ import { createBatcher } from '../batcher.ts';
 import { createGroupCommit, type CountedLink } from '../group-commit.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
+  PingOptions,
 } from '../store.ts';
 import { connect } from './connection.ts';
 import { guarded, refusedByServer } from './errors.ts';
@@ -135,8 +136,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return row;
     },
 
-    async ping() {
-      await guarded(() => sql`SELECT 1`);
+    async ping(options?: PingOptions) {
+      // txid_current() assigns a transaction id, so the commit writes to the WAL.
+      await guarded(() => (options?.write === true ? sql`SELECT txid_current()` : sql`SELECT 1`));
     },
 
     async close() {
