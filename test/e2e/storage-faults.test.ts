@@ -250,6 +250,10 @@ describe('the SQLite filesystem misbehaves under a running server', { skip: gate
     assert.ok(refused !== undefined, 'a full disk refuses a write');
     assertUnavailable(refused, 'create link', 'create on a full disk');
     t.diagnostic(`${acceptedWhileFilling} creates fitted in space SQLite already held before the first 503`);
+    // Readiness follows the writes, not a `SELECT 1` that a full disk still answers.
+    const unready = await call(server, '/readyz');
+    assert.equal(unready.status, 503, `readyz on a full disk: ${unready.text}`);
+    assert.equal(unready.text, 'Unable to handle request: storage unavailable');
 
     // Further writes of every kind: each either fits in what the failed ones gave back (200,
     // recorded) or is refused the same way; never a 500, and the process stays up.
@@ -306,6 +310,7 @@ describe('the SQLite filesystem misbehaves under a running server', { skip: gate
       'writes to succeed again once space returns',
       { timeoutMs: 15_000, intervalMs: 50 },
     );
+    assert.equal((await call(server, '/readyz')).status, 200, 'ready again after a write succeeded');
     ledger.links.set('after-space', 'https://example.org/after-space');
     t.diagnostic(`first write after the space returned succeeded within ${Math.round(performance.now() - started)} ms`);
     assert.equal((await resolveCounted(server, ledger, 'after-space')).status, 200);

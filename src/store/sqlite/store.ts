@@ -1,7 +1,10 @@
+import { statfsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import type { SqliteSynchronous } from '../../config.ts';
 import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, type CountedLink } from '../group-commit.ts';
+import { storageUnavailable } from '../errors.ts';
 import { MIGRATIONS_TABLE } from '../migration.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
@@ -30,6 +33,9 @@ export interface SqliteOptions {
    */
   readonly shareReads?: boolean;
 }
+
+// Below this, writes that need a new page fail (SQLITE_FULL) although a probe may fit.
+const MIN_FREE_BYTES = 1024 * 1024;
 
 /** Opens (creating if needed) a SQLite database, its schema migrated, as a Store. */
 export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
@@ -189,10 +195,16 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       return read(() => statements.findLink.get(shortCode) as LinkRecord | undefined);
     },
 
-    ping(options?: PingOptions) {
+    ping(probe?: PingOptions) {
       return guarded(() => {
-        if (options?.write === true) statements.pingWrite.run();
-        else statements.ping.get();
+        if (probe?.write !== true) return void statements.ping.get();
+        statements.pingWrite.run();
+        // Rewriting a page fits in space the WAL already holds, so on a full disk the probe
+        // above succeeds while every write that needs a new page fails: the free space decides.
+        if (options.path !== ':memory:') {
+          const { bavail, bsize } = statfsSync(dirname(resolve(options.path)));
+          if (bavail * bsize < MIN_FREE_BYTES) throw storageUnavailable(new Error(`less than ${MIN_FREE_BYTES} bytes free beside ${options.path}`));
+        }
       });
     },
 
