@@ -38,3 +38,11 @@ export class DatabaseMissingError extends Error {
     this.name = 'DatabaseMissingError';
   }
 }
+
+/** The database file is damaged: the server refuses to start on it. */
+export class DatabaseDamagedError extends Error {
+  constructor(place: string, problem: string) {
+    super(`database damaged: ${place}: ${problem.replace(/\s+/g, ' ')}; restore it from a backup, or recover it with sqlite3's .recover`);
+    this.name = 'DatabaseDamagedError';
+  }
+}

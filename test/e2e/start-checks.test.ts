@@ -5,8 +5,9 @@
  * opened without a password, and an unset BASE_URL on a public address is warned about.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
 import { cleanup, runUntilExit, startServer, tempDatabase, type LogLine } from '../helpers/process.ts';
 
@@ -36,6 +37,25 @@ describe('start checks of the server process', { timeout: 120_000 }, () => {
       assert.equal(existsSync(join(database.dir, 'typo')), false, 'no directory created');
     });
   }
+
+  test('refuses a damaged SQLite file with one line naming the damage (issue 13, item 8)', async (t) => {
+    const database = tempDatabase();
+    t.after(() => database.remove());
+    const db = new DatabaseSync(database.path);
+    db.exec('CREATE TABLE filler (x TEXT)');
+    const insert = db.prepare('INSERT INTO filler VALUES (?)');
+    for (let i = 0; i < 200; i++) insert.run('x'.repeat(200));
+    const { rootpage } = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'filler'").get() as { rootpage: number };
+    db.close();
+    const fd = openSync(database.path, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, (rootpage - 1) * 4096);
+    closeSync(fd);
+    const result = await runUntilExit({ databasePath: database.path }, 10_000);
+    assert.notEqual(result.code, 0);
+    const lines = result.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
+    assert.match(lines[0]!, /^Unable to start: cannot open the database \(database damaged: .+; restore it from a backup/);
+  });
 
   const opened = (line: LogLine) => line.msg === 'database opened';
   const baseUrlWarning = (line: LogLine) => line.level === 40 && String(line.msg).startsWith('BASE_URL is unset');

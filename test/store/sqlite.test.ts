@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createAccountService } from '../../src/accounts/account-service.ts';
@@ -119,6 +119,34 @@ describe('sqlite store', () => {
         (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
           .map((row) => row.name));
       assert.deepEqual(tables, ['accounts', 'links', 'schema_migrations']);
+    } finally {
+      await file.cleanup();
+    }
+  });
+
+  test('refuses to open a damaged file, naming it and the first problem quick_check finds', async () => {
+    const file = sqliteFile();
+    try {
+      const store = await file.open();
+      const account = await store.createAccount({ codeHash: 'd'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 1000 });
+      for (let i = 0; i < 300; i++) {
+        await store.createLink({ shortCode: `dmg${i}`, pointsTo: `https://a.example/${i}/${'x'.repeat(100)}`, createdBy: account.uid, dateCreated: '2026-01-01T00:00:00.000Z' });
+      }
+      await store.close();
+      // Garbage over the links table's root page, as a torn write or a bad disk leaves it.
+      const { rootpage, size } = inspect(file.path, (db) => ({
+        rootpage: (db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'links'").get() as { rootpage: number }).rootpage,
+        size: (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size,
+      }));
+      const fd = openSync(file.path, 'r+');
+      writeSync(fd, Buffer.alloc(size, 0x5a), 0, size, (rootpage - 1) * size);
+      closeSync(fd);
+      await assert.rejects(file.open(), (error: Error) => {
+        assert.equal(error.name, 'DatabaseDamagedError');
+        assert.match(error.message, /^database damaged: .+store\.db: .+; restore it from a backup/);
+        assert.doesNotMatch(error.message, /\n/, 'one line');
+        return true;
+      });
     } finally {
       await file.cleanup();
     }

@@ -39,7 +39,7 @@ const MIN_FREE_BYTES = 1024 * 1024;
 
 /** Opens (creating if needed) a SQLite database, its schema migrated, as a Store. */
 export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
-  const db = await connect(options);
+  const db = await connect({ ...options, check: true });
   try {
     // A 64 MiB page cache and memory-mapped reads: resolving random links among millions
     // then costs no read(2) per B-tree page (SQLite's default cache is 2 MiB).
