@@ -73,6 +73,8 @@ export interface PrivatePostgres {
   readonly port: number;
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
   readonly adminUrl: string;
+  /** The cluster's data directory (to damage files in it while the server is stopped). */
+  readonly dataDir: string;
   /** Starts the server again on the same port and data, waiting until it accepts connections. */
   start(): Promise<void>;
   /** `fast`: clean shutdown (clients are told so). `immediate`: like a crash (recovery at the next start). */
@@ -137,6 +139,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   return {
     port,
     adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dataDir: data,
     start,
     stop,
     async destroy() {
