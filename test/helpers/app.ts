@@ -68,7 +68,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = new URL(serverUrl);
   url.searchParams.set('search_path', schema);
   return {
-    storage: { kind: 'postgres', url: url.href },
+    storage: { kind: 'postgres', url: url.href, poolMax: 10, prepare: true },
     remove: () => adminQuery(serverUrl, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`),
   };
 }
