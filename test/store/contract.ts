@@ -405,6 +405,15 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
       test('ping answers while the store is open', async () => {
         await store.ping();
       });
+
+      test('ping with a write probe commits a write that changes nothing, between reads and writes of its own', async () => {
+        const account = await store.createAccount({ codeHash: `probe-${tag}`.padEnd(64, '0'), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 5 });
+        await Promise.all([store.ping({ write: true }), store.listLinks(account.uid), store.ping({ write: true })]);
+        assert.equal(await store.createLink({ shortCode: `probe${tag}`, pointsTo: 'https://a.example/', createdBy: account.uid, dateCreated: '2026-01-01T00:00:00.000Z' }), 'created');
+        assert.equal((await store.resolveLink(`probe${tag}`))?.accesses, 1);
+        await store.ping({ write: true });
+        assert.equal((await store.findLink(`probe${tag}`))?.accesses, 1, 'nothing changed');
+      });
     });
 
     describe('races through the store', () => {

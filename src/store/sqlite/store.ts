@@ -1,4 +1,4 @@
-import { statfsSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import type { SqliteSynchronous } from '../../config.ts';
@@ -195,17 +195,17 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       return read(() => statements.findLink.get(shortCode) as LinkRecord | undefined);
     },
 
-    ping(probe?: PingOptions) {
-      return guarded(() => {
-        if (probe?.write !== true) return void statements.ping.get();
-        statements.pingWrite.run();
-        // Rewriting a page fits in space the WAL already holds, so on a full disk the probe
-        // above succeeds while every write that needs a new page fails: the free space decides.
-        if (options.path !== ':memory:') {
-          const { bavail, bsize } = statfsSync(dirname(resolve(options.path)));
-          if (bavail * bsize < MIN_FREE_BYTES) throw storageUnavailable(new Error(`less than ${MIN_FREE_BYTES} bytes free beside ${options.path}`));
-        }
-      });
+    async ping(probe?: PingOptions) {
+      if (probe?.write !== true) {
+        return guarded(() => void statements.ping.get());
+      }
+      // Through the write batch, like every write: it ends the shared read and commits.
+      await writes.run(() => statements.pingWrite.run());
+      // Rewriting a page fits in space the WAL already holds, so on a full disk the probe
+      // above succeeds while every write that needs a new page fails: the free space decides.
+      if (options.path === ':memory:') return;
+      const { bavail, bsize } = await statfs(dirname(resolve(options.path)));
+      if (bavail * bsize < MIN_FREE_BYTES) throw storageUnavailable(new Error(`less than ${MIN_FREE_BYTES} bytes free beside ${options.path}`));
     },
 
     async close() {
