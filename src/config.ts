@@ -83,6 +83,14 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** Whole seconds allowed for shutdown before the process gives up waiting. */
   readonly shutdownTimeoutMs: number;
+  /** TCP connections held at once (`MAX_CONNECTIONS`); more are refused. */
+  readonly maxConnections: number;
+  /**
+   * Milliseconds between SIGTERM and closing the listener (`SHUTDOWN_DELAY`): `/readyz`
+   * answers 503 at once while every request is still served, so load balancers stop routing
+   * here before connections are refused. The shutdown deadline counts after it.
+   */
+  readonly shutdownDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -136,6 +144,18 @@ function parseInteger(raw: string, min: number, max: number): number | undefined
   if (!/^\d+$/.test(raw)) return undefined;
   const value = Number(raw);
   return Number.isSafeInteger(value) && value >= min && value <= max ? value : undefined;
+}
+
+/**
+ * Milliseconds from `1500ms`, `5s`, `1m` or `0`; undefined if malformed or above `maxMs`. A
+ * bare number other than 0 is refused: `5` could mean either unit.
+ */
+function parseDuration(raw: string, maxMs: number): number | undefined {
+  const match = /^(\d+)\s*(ms|s|m)?$/i.exec(raw);
+  if (!match || (match[2] === undefined && Number(match[1]) !== 0)) return undefined;
+  const unit = (match[2] ?? 'ms').toLowerCase();
+  const value = Number(match[1]) * (unit === 'ms' ? 1 : UNIT_MS[unit]!);
+  return Number.isSafeInteger(value) && value <= maxMs ? value : undefined;
 }
 
 /** Parses the environment into a Config, or throws a ConfigError naming every problem. */
@@ -317,6 +337,22 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('METRICS_TOKEN must be 16 to 256 printable ASCII characters without spaces');
   }
 
+  let maxConnections = 10_000;
+  const rawConnections = text('MAX_CONNECTIONS');
+  if (rawConnections !== undefined) {
+    const parsed = parseInteger(rawConnections, 1, 1_000_000);
+    if (parsed === undefined) problems.push(`MAX_CONNECTIONS must be an integer from 1 to 1000000, got ${quote(rawConnections)}`);
+    else maxConnections = parsed;
+  }
+
+  let shutdownDelayMs = 0;
+  const rawDelay = text('SHUTDOWN_DELAY');
+  if (rawDelay !== undefined) {
+    const parsed = parseDuration(rawDelay, 600_000);
+    if (parsed === undefined) problems.push(`SHUTDOWN_DELAY must be a duration up to 10 minutes, such as 5s or 5000ms, got ${quote(rawDelay)}`);
+    else shutdownDelayMs = parsed;
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -338,6 +374,8 @@ export function loadConfig(env: Env = process.env): Config {
     redirectStatus,
     metricsToken,
     shutdownTimeoutMs: 9000,
+    maxConnections,
+    shutdownDelayMs,
   });
 }
 

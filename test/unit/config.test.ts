@@ -218,3 +218,35 @@ describe('loadConfig refuses bad configuration', () => {
     assert.ok(error instanceof Error);
   });
 });
+
+describe('loadConfig: MAX_CONNECTIONS and SHUTDOWN_DELAY', () => {
+  test('defaults to 10000 connections and no shutdown delay', () => {
+    const config = loadConfig({});
+    assert.equal(config.maxConnections, 10_000);
+    assert.equal(config.shutdownDelayMs, 0);
+  });
+
+  test('reads MAX_CONNECTIONS', () => {
+    assert.equal(loadConfig({ MAX_CONNECTIONS: '500' }).maxConnections, 500);
+  });
+
+  test('reads SHUTDOWN_DELAY in ms, s or m, and a bare 0', () => {
+    assert.equal(loadConfig({ SHUTDOWN_DELAY: '1500ms' }).shutdownDelayMs, 1500);
+    assert.equal(loadConfig({ SHUTDOWN_DELAY: '5s' }).shutdownDelayMs, 5000);
+    assert.equal(loadConfig({ SHUTDOWN_DELAY: '1m' }).shutdownDelayMs, 60_000);
+    assert.equal(loadConfig({ SHUTDOWN_DELAY: '0' }).shutdownDelayMs, 0);
+  });
+
+  for (const [name, value] of [
+    ['MAX_CONNECTIONS', '0'],
+    ['MAX_CONNECTIONS', 'many'],
+    // A bare number could mean seconds or milliseconds.
+    ['SHUTDOWN_DELAY', '5'],
+    ['SHUTDOWN_DELAY', '-1s'],
+    ['SHUTDOWN_DELAY', '11m'],
+  ] as const) {
+    test(`rejects ${name}=${value} with a ConfigError naming the variable`, () => {
+      assert.match(configError({ [name]: value }).message, new RegExp(`${name} must`));
+    });
+  }
+});
