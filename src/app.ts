@@ -51,7 +51,7 @@ export interface AppDeps {
 export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [] }: AppDeps): Promise<FastifyInstance> {
   const metrics = createMetrics();
   const requestLog = new RequestLog(metrics.observeRequest);
-  const app = await createFastify({ config, requestLog, logStream });
+  const app = await createFastify({ config, requestLog, logStream, onConnectionClosed: metrics.connectionClosed });
   // Readiness weighs what real calls did, not only a trivial query (src/store/storage-health.ts).
   const storageHealth = trackStorageHealth(instrumentStore(rawStore, metrics), {
     onDamaged: (error) => app.log.error(`database damaged: ${describeCause(error)}; restore it or repair it, then restart`),

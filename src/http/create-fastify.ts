@@ -2,6 +2,7 @@ import formBody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { clientErrorHandler } from './client-error.ts';
+import { guardConnections, type ConnectionClosedReason } from './connection-guard.ts';
 import { createFrameworkErrorHandler } from './error-handlers.ts';
 import { createBufferedStdout, type LogStream } from './log-stream.ts';
 import { REQUEST_BOUNDS } from './request-bounds.ts';
@@ -9,18 +10,20 @@ import { requestIdOf } from './request-id.ts';
 import type { RequestLog } from './request-log.ts';
 
 export interface FastifyDeps {
-  readonly config: Pick<Config, 'logLevel' | 'trustProxy'>;
+  readonly config: Pick<Config, 'logLevel' | 'trustProxy' | 'maxConnections'>;
   /** Writes the request lines, and counts requests for metrics. */
   readonly requestLog: RequestLog;
   /** Where JSON log lines go; standard output when omitted. */
   readonly logStream?: LogStream | undefined;
+  /** Told of every connection closed for misbehaving (metrics count them). */
+  readonly onConnectionClosed?: (reason: ConnectionClosedReason) => void;
 }
 
 /**
  * A Fastify instance with the service's options: logging, request ids, bounds on requests,
  * proxies, and the body formats accepted. No hooks and no routes yet.
  */
-export async function createFastify({ config, requestLog, logStream }: FastifyDeps): Promise<FastifyInstance> {
+export async function createFastify({ config, requestLog, logStream, onConnectionClosed }: FastifyDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, stream: logStream ?? createBufferedStdout() },
     logController: requestLog,
@@ -47,6 +50,22 @@ export async function createFastify({ config, requestLog, logStream }: FastifyDe
     frameworkErrors: createFrameworkErrorHandler(requestLog),
   });
   app.server.headersTimeout = REQUEST_BOUNDS.headersTimeoutMs;
+  const connections = guardConnections(app.server, {
+    maxConnections: config.maxConnections,
+    maxActive: REQUEST_BOUNDS.maxActivePerConnection,
+    maxWaiting: REQUEST_BOUNDS.maxWaitingPerConnection,
+    stallMs: REQUEST_BOUNDS.sendStallMs,
+  }, onConnectionClosed);
+  // Fastify closes only the connections Node calls idle (between two requests): one that
+  // never sent a whole request would hold shutdown up until the deadline.
+  app.addHook('preClose', (done) => {
+    connections.closeIdle();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    connections.stop();
+    done();
+  });
 
   // Requests are checked by the domain, which words errors as the contract requires and
   // checks credentials before parameters. Schemas document them and type the responses.

@@ -41,6 +41,8 @@ export interface Metrics {
   observeRequest(route: string | undefined, method: string, status: number, countedEvent: CountedEvent | undefined, elapsedMs: number): void;
   /** A timer for one store operation: call `observe(seconds)` when it settles. */
   storeTimer(operation: string): { observe(seconds: number): void; failed(): void };
+  /** Counts a connection the server closed because of how the client behaved. */
+  connectionClosed(reason: string): void;
   /** The Prometheus text exposition. */
   render(): Promise<string>;
   /** Stops watching the group commit. */
@@ -96,6 +98,13 @@ export function createMetrics(): Metrics {
     name: 'shortlink_store_errors_total',
     help: 'Storage calls that failed, by operation.',
     labelNames: ['operation'],
+    registers: [registry],
+  });
+
+  const closedConnections = new Counter({
+    name: 'shortlink_connections_closed_total',
+    help: 'Connections the server closed: answers left unread (stalled) or too many pipelined requests waiting (queue_full).',
+    labelNames: ['reason'],
     registers: [registry],
   });
 
@@ -155,6 +164,9 @@ export function createMetrics(): Metrics {
       const series = store.series({ operation });
       const errors = storeErrors.labels(operation);
       return { observe: (seconds) => series.observe(seconds), failed: () => errors.inc() };
+    },
+    connectionClosed(reason) {
+      closedConnections.inc({ reason });
     },
     render: () => exposition.metrics(),
     close() {

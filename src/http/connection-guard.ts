@@ -1,0 +1,176 @@
+/**
+ * Bounds on what one TCP connection may hold, and the connection side of shutdown.
+ *
+ * Node's HTTP server parses every pipelined request it reads and hands each to the app at
+ * once; it stops reading only when answers pile up unsent, and resumes as soon as any queued
+ * answer moves. A client that writes thousands of requests and never reads the answers
+ * therefore had them all processed concurrently (memory, event loop) and was held open
+ * forever. Here each connection runs at most `maxActive` requests at a time; later ones wait
+ * (cheap: no routing, no storage) and reading stops until they run. A connection with more
+ * than `maxWaiting` requests waiting, or whose answers make no progress for `stallMs`, is
+ * closed. And at shutdown, connections with no request in flight (idle keep-alive, a
+ * preconnect that sent nothing, half a request) are closed at once.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface ConnectionBounds {
+  /** Connections held at once (`MAX_CONNECTIONS`); further ones are refused by the kernel accept. */
+  readonly maxConnections: number;
+  /** Requests of one connection processed at a time. */
+  readonly maxActive: number;
+  /** Requests of one connection read and waiting their turn before it is closed. */
+  readonly maxWaiting: number;
+  /** Milliseconds an answer may sit unsent (the client reads nothing) before the connection is closed. */
+  readonly stallMs: number;
+}
+
+/** Why the guard closed a connection: its answers went unread, or it queued too many requests. */
+export const ConnectionClosedReason = { Stalled: 'stalled', QueueFull: 'queue_full' } as const;
+export type ConnectionClosedReason = (typeof ConnectionClosedReason)[keyof typeof ConnectionClosedReason];
+
+export interface ConnectionGuard {
+  /** Closes every connection with no request in flight or waiting; from now on, each as its last answer is sent. */
+  closeIdle(): void;
+  /** Stops the stall timer. */
+  stop(): void;
+}
+
+/**
+ * The socket as Node's HTTP server handles it: `_paused` is its flag for "reading stopped"
+ * (it honours it when something else would resume the socket), `parser` its parser.
+ */
+interface HttpSocket extends Socket {
+  _paused?: boolean;
+  parser?: { resume(): void } | null;
+}
+
+interface ConnectionState {
+  active: number;
+  /** True while waiting requests hold reading stopped. */
+  held: boolean;
+  /** Node's own value of `_paused`. */
+  nodePaused: boolean;
+  readonly waiting: (() => void)[];
+  /** Bytes the kernel has taken, when last looked at. */
+  flushed: number;
+  /** When its answers were last seen to make progress. */
+  progressAt: number;
+}
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+export function guardConnections(
+  server: Server,
+  bounds: ConnectionBounds,
+  onClosed: (reason: ConnectionClosedReason) => void = () => undefined,
+): ConnectionGuard {
+  const connections = new Map<Socket, ConnectionState>();
+  let closing = false;
+
+  server.maxConnections = bounds.maxConnections;
+  server.on('connection', (socket: HttpSocket) => {
+    const state: ConnectionState = { active: 0, held: false, nodePaused: socket._paused === true, waiting: [], flushed: 0, progressAt: Date.now() };
+    connections.set(socket, state);
+    socket.once('close', () => connections.delete(socket));
+    // Node stops reading when answers pile up unsent, but resumes whenever a queued answer
+    // moves, however many requests are still pending: every resume let it parse another 64 KB
+    // of pipelined requests. Seen through this property, reading stays stopped while requests
+    // wait here, whatever Node decides; Node's own decision is kept for when they are done.
+    Object.defineProperty(socket, '_paused', {
+      configurable: true,
+      enumerable: true,
+      get: () => state.nodePaused || state.held,
+      set: (value: boolean) => {
+        state.nodePaused = value;
+      },
+    });
+  });
+
+  // The app's handler (Fastify's) runs through the guard.
+  const handlers = server.listeners('request') as Handler[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket as HttpSocket;
+    const state = connections.get(socket);
+    if (state === undefined) {
+      for (const handler of handlers) handler(request, response);
+      return;
+    }
+    const run = () => {
+      state.active++;
+      response.once('close', () => {
+        state.active--;
+        next(socket, state);
+      });
+      for (const handler of handlers) handler(request, response);
+    };
+    if (state.active < bounds.maxActive && state.waiting.length === 0) {
+      run();
+      return;
+    }
+    if (state.waiting.length >= bounds.maxWaiting) {
+      // Requests parsed from the rest of the chunk arrive after the close: drop them quietly.
+      if (!socket.destroyed) {
+        socket.destroy();
+        onClosed(ConnectionClosedReason.QueueFull);
+      }
+      return;
+    }
+    state.waiting.push(run);
+    if (!state.held) {
+      // Node's parser stops after the chunk it is parsing (it reads the flag), and nothing
+      // resumes reading until the flag clears.
+      state.held = true;
+      socket.pause();
+    }
+  });
+
+  function next(socket: HttpSocket, state: ConnectionState): void {
+    while (state.active < bounds.maxActive && state.waiting.length > 0) state.waiting.shift()!();
+    if (state.waiting.length === 0 && state.held) {
+      state.held = false;
+      // As Node resumes it; if Node itself wants reading stopped, it resumes later.
+      if (!state.nodePaused && !socket.destroyed) {
+        socket.parser?.resume();
+        socket.resume();
+      }
+    }
+    if (closing && state.active === 0 && state.waiting.length === 0) closeWhenSent(socket);
+  }
+
+  // A write that makes no progress: answers pending (in this process) and nothing more taken
+  // by the kernel since the last look.
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [socket, state] of connections) {
+      const flushed = socket.bytesWritten - socket.writableLength;
+      if (socket.writableLength === 0 || flushed !== state.flushed) {
+        state.flushed = flushed;
+        state.progressAt = now;
+      } else if (now - state.progressAt >= bounds.stallMs) {
+        socket.destroy();
+        onClosed(ConnectionClosedReason.Stalled);
+      }
+    }
+  }, Math.min(1000, bounds.stallMs));
+  sweep.unref();
+
+  /** Ends the connection once what was written has been sent (or at once if the client stalls). */
+  function closeWhenSent(socket: Socket): void {
+    if (socket.writableLength === 0) socket.destroy();
+    else socket.end();
+  }
+
+  return {
+    closeIdle() {
+      closing = true;
+      for (const [socket, state] of connections) {
+        if (state.active === 0 && state.waiting.length === 0) closeWhenSent(socket);
+      }
+    },
+    stop() {
+      clearInterval(sweep);
+    },
+  };
+}
