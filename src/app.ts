@@ -45,10 +45,15 @@ export interface AppDeps {
    * checks. Each check resolves when its dependency answers.
    */
   readonly readiness?: readonly ReadinessCheck[];
+  /**
+   * True once the process has been told to stop but still serves (SHUTDOWN_DELAY): `/readyz`
+   * answers 503 as it does once closing has begun.
+   */
+  readonly draining?: () => boolean;
 }
 
 /** Builds the HTTP application around an open store. */
-export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [] }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [], draining = () => false }: AppDeps): Promise<FastifyInstance> {
   const metrics = createMetrics();
   const requestLog = new RequestLog(metrics.observeRequest);
   const app = await createFastify({ config, requestLog, logStream, onConnectionClosed: metrics.connectionClosed });
@@ -101,7 +106,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   registerResolveRoutes(app, { links, rateLimits, redirectStatus: config.redirectStatus });
   registerHealthRoutes(app, {
     checks: [{ name: 'storage', check: storageHealth.check }, ...rateLimitCounters.readiness, ...readiness],
-    isClosing,
+    isClosing: () => draining() || isClosing(),
   });
   registerMetricsRoute(app, { metrics, token: config.metricsToken });
   registerWebRoutes(app);

@@ -5,11 +5,13 @@ import type { Config } from './config.ts';
 /**
  * The primary of `WORKERS=n`: forks n server processes that share the listening port (and
  * the database), replaces any that dies unexpectedly, and on SIGTERM/SIGINT passes the
- * signal on and exits 0 once every worker has finished its requests and exited.
+ * signal on and exits once every worker has finished its requests and exited: 0 when every
+ * worker stopped cleanly, 1 when any failed (exited non-zero or was killed) during shutdown.
  */
 export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, string | undefined>>): void {
   const log = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
   let stopping = false;
+  let failedStop = false;
   const workers = new Set<Worker>();
 
   const fork = () => {
@@ -20,9 +22,13 @@ export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, s
     worker.on('exit', (code, signal) => {
       workers.delete(worker);
       if (stopping) {
+        if (code !== 0 || signal !== null) {
+          failedStop = true;
+          log.error({ worker: worker.process.pid, code, signal }, 'worker failed during shutdown');
+        }
         if (workers.size === 0) {
-          log.info('all workers stopped');
-          process.exit(0);
+          log.info(failedStop ? 'all workers gone; some failed' : 'all workers stopped');
+          process.exit(failedStop ? 1 : 0);
         }
         return;
       }
@@ -51,7 +57,7 @@ export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, s
     setTimeout(() => {
       log.error('workers did not stop in time');
       process.exit(1);
-    }, config.shutdownTimeoutMs + 500).unref();
+    }, config.shutdownDelayMs + config.shutdownTimeoutMs + 500).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -51,20 +51,27 @@ async function openOrFail(config: Config): Promise<Store> {
 async function serve(config: Config): Promise<void> {
   const store = await openOrFail(config);
   const counters = createCounters(config);
-  const app = await buildApp({ config, store, counters });
+  let stopping = false;
+  const app = await buildApp({ config, store, counters, draining: () => stopping });
   app.log.info(storagePlace(config.storage), 'database opened');
   for (const warning of startWarnings(config)) app.log.warn(warning);
   await counters.connect(app.log);
 
-  let stopping = false;
   async function stop(signal: string): Promise<void> {
     if (stopping) {
       app.log.info({ signal }, 'already shutting down');
       return;
     }
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    // If something hangs, give up before the 10 s a supervisor typically allows.
+    app.log.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down');
+    if (config.shutdownDelayMs > 0) {
+      // Unready but still serving, so that load balancers stop routing here before the
+      // listener closes and connections would be refused.
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+      app.log.info('closing the listener');
+    }
+    // If something hangs, give up before the 10 s a supervisor typically allows (counted
+    // after the delay).
     const deadline = setTimeout(() => {
       app.log.error('shutdown timed out; exiting');
       process.exit(1);
