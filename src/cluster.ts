@@ -1,15 +1,18 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
 import type { Config } from './config.ts';
+import { serveClusterMetrics } from './metrics/cluster-metrics.ts';
 
 /**
  * The primary of `WORKERS=n`: forks n server processes that share the listening port (and
- * the database), replaces any that dies unexpectedly, and on SIGTERM/SIGINT passes the
+ * the database), replaces any that dies unexpectedly, collects their metrics for whichever
+ * of them answers a scrape (cluster-metrics.ts), and on SIGTERM/SIGINT passes the
  * signal on and exits once every worker has finished its requests and exited: 0 when every
  * worker stopped cleanly, 1 when any failed (exited non-zero or was killed) during shutdown.
  */
 export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, string | undefined>>): void {
   const log = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
+  serveClusterMetrics();
   let stopping = false;
   let failedStop = false;
   const workers = new Set<Worker>();

@@ -4,9 +4,11 @@
  * and the group commit's batches. Label values are route patterns, methods, status codes
  * and store operation names: never a shortcode, an access code or a raw URL.
  */
+import cluster from 'node:cluster';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import { GROUP_COMMIT_CHANNEL, type BatchEvent } from '../store/group-commit.ts';
+import { clusterExposition } from './cluster-metrics.ts';
 import { createFastHistogram, type HistogramSeries } from './histogram.ts';
 
 /**
@@ -69,7 +71,15 @@ interface RequestSeries {
   readonly event: Counter | undefined;
 }
 
-export function createMetrics(): Metrics {
+export interface MetricsOptions {
+  /**
+   * True in a `WORKERS` process: the exposition is the whole group's, collected by the primary
+   * (cluster-metrics.ts). Whether this process is a cluster worker when omitted.
+   */
+  readonly clusterWorker?: boolean;
+}
+
+export function createMetrics({ clusterWorker = cluster.isWorker }: MetricsOptions = {}): Metrics {
   const registry = new Registry();
 
   const requests = createFastHistogram(registry, {
@@ -131,6 +141,7 @@ export function createMetrics(): Metrics {
   subscribe(GROUP_COMMIT_CHANNEL, onBatch);
 
   const exposition = Registry.merge([processMetrics(), registry]);
+  const render = clusterWorker ? clusterExposition(exposition) : () => exposition.metrics();
 
   // route pattern → method → status → series. Route patterns and methods are the same string
   // objects on every request (their hashes are cached), so a lookup costs little.
@@ -168,7 +179,7 @@ export function createMetrics(): Metrics {
     connectionClosed(reason) {
       closedConnections.inc({ reason });
     },
-    render: () => exposition.metrics(),
+    render,
     close() {
       unsubscribe(GROUP_COMMIT_CHANNEL, onBatch);
     },
