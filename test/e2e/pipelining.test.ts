@@ -102,3 +102,22 @@ test('pipelined requests that are never read keep memory flat and health prompt,
   assert.ok(accesses >= 20 && accesses <= 20 + (SOCKETS / 2) * REQUESTS_PER_SOCKET, `Accesses ${accesses}`);
   assert.equal((await server.stop('SIGTERM')).code, 0);
 });
+
+test('MAX_CONNECTIONS: connections beyond the cap are closed at once, and accepted again once one ends', { timeout: 30_000 }, async () => {
+  const server = await startServer({ env: { MAX_CONNECTIONS: '3' } });
+  const held: Socket[] = [];
+  for (let i = 0; i < 3; i++) {
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    held.push(socket);
+  }
+  await sleep(200);
+  // Connections are refused rather than let to pile up.
+  await assert.rejects(fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) }));
+  held.pop()!.destroy();
+  await sleep(200);
+  assert.equal((await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) })).status, 200);
+  for (const socket of held) socket.destroy();
+  assert.equal((await server.stop('SIGTERM')).code, 0);
+});
