@@ -22,10 +22,14 @@ export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, s
     // environment the primary's configuration came from, when that was not process.env.
     const worker = cluster.fork(workerEnv);
     workers.add(worker);
+    let listening = false;
     worker.on('exit', (code, signal) => {
       workers.delete(worker);
       if (stopping) {
-        if (code !== 0 || signal !== null) {
+        // A worker still starting has no handler yet and dies of the SIGTERM passed on to it;
+        // it had nothing to finish or close.
+        const diedStarting = !listening && signal === 'SIGTERM';
+        if ((code !== 0 || signal !== null) && !diedStarting) {
           failedStop = true;
           log.error({ worker: worker.process.pid, code, signal }, 'worker failed during shutdown');
         }
@@ -44,6 +48,7 @@ export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, s
       fork();
     });
     worker.on('listening', () => {
+      listening = true;
       startedWorkers++;
     });
   };

@@ -136,19 +136,23 @@ export function guardConnections(
         socket.resume();
       }
     }
-    if (closing && state.active === 0 && state.waiting.length === 0) closeWhenSent(socket);
+    // Its last answer is on its way: close after it (an abrupt close could make the client's
+    // kernel drop it).
+    if (closing && state.active === 0 && state.waiting.length === 0 && !socket.destroyed) socket.end(() => socket.destroy());
   }
 
   // A write that makes no progress: answers pending (in this process) and nothing more taken
-  // by the kernel since the last look.
+  // by the kernel since the last look. While shutting down, a client that does not read is
+  // not waited for beyond a second: it would hold the exit up past its deadline.
   const sweep = setInterval(() => {
     const now = Date.now();
+    const stallMs = closing ? Math.min(1000, bounds.stallMs) : bounds.stallMs;
     for (const [socket, state] of connections) {
       const flushed = socket.bytesWritten - socket.writableLength;
       if (socket.writableLength === 0 || flushed !== state.flushed) {
         state.flushed = flushed;
         state.progressAt = now;
-      } else if (now - state.progressAt >= bounds.stallMs) {
+      } else if (now - state.progressAt >= stallMs) {
         socket.destroy();
         onClosed(ConnectionClosedReason.Stalled);
       }
@@ -156,17 +160,14 @@ export function guardConnections(
   }, Math.min(1000, bounds.stallMs));
   sweep.unref();
 
-  /** Ends the connection once what was written has been sent (or at once if the client stalls). */
-  function closeWhenSent(socket: Socket): void {
-    if (socket.writableLength === 0) socket.destroy();
-    else socket.end();
-  }
-
   return {
     closeIdle() {
       closing = true;
       for (const [socket, state] of connections) {
-        if (state.active === 0 && state.waiting.length === 0) closeWhenSent(socket);
+        if (state.active !== 0 || state.waiting.length !== 0) continue;
+        // Nothing owed to it: whatever it sent of a request is refused.
+        if (socket.writableLength === 0) socket.destroy();
+        else socket.end(() => socket.destroy());
       }
     },
     stop() {

@@ -33,6 +33,11 @@ async function stuckConnections(server: ServerProcess): Promise<Socket[]> {
   ];
 }
 
+/** The pids of the workers that listen so far. */
+function listeningWorkers(server: ServerProcess): Set<number> {
+  return new Set(server.logs().filter((line) => String(line.msg).startsWith('Server listening at ')).map((line) => line.pid as number));
+}
+
 /** Signals the process started (the primary under WORKERS) and waits for its exit. */
 async function signal(server: ServerProcess, name: NodeJS.Signals): Promise<ExitResult & { elapsedMs: number }> {
   const started = performance.now();
@@ -54,7 +59,7 @@ describe('shutdown with connections that never sent a whole request', { timeout:
 
   test('WORKERS=2: the primary exits 0 at once once both workers have', async () => {
     const server = await startServer({ env: { WORKERS: '2' } });
-    await server.waitForLog((line) => line.msg === 'started workers');
+    while (listeningWorkers(server).size < 2) await sleep(50);
     // Connections spread over both workers.
     const sockets = [...(await stuckConnections(server)), ...(await stuckConnections(server))];
     const result = await signal(server, 'SIGTERM');
@@ -66,11 +71,8 @@ describe('shutdown with connections that never sent a whole request', { timeout:
 
   test('WORKERS=2: the primary exits 1 when a worker fails during shutdown', async () => {
     const server = await startServer({ env: { WORKERS: '2', SHUTDOWN_DELAY: '2s' } });
-    await server.waitForLog((line) => line.msg === 'started workers');
-    const listening = () =>
-      server.logs().filter((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at ')).map((line) => line.pid as number);
-    while (new Set(listening()).size < 2) await sleep(50);
-    const victim = listening()[0]!;
+    while (listeningWorkers(server).size < 2) await sleep(50);
+    const victim = [...listeningWorkers(server)][0]!;
     const exited = signal(server, 'SIGTERM');
     await server.waitForLog((line) => line.msg === 'shutting down' && line.pid === victim);
     process.kill(victim, 'SIGKILL');
