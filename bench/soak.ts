@@ -8,12 +8,18 @@
  * are deleted again once an account nears its cap, so the data set stays about the same
  * size and RSS can be compared across the run. Rate limits are off.
  *
+ * Alongside, pipelining clients on their own link: SOAK_PIPELINERS (default 4) hostile ones
+ * that each write 5000 pipelined resolutions and never read an answer (the server must keep
+ * memory flat and close them; they reconnect and start again), and as many well-behaved ones
+ * that pipeline 50 resolutions at a time and read every answer.
+ *
  * Checks, after the load stops and every request has been answered:
  * - no 5xx and no answer the contract does not allow for that request;
  * - RSS flat: the mean of the last minute within 10% of the mean of the second minute
  *   (for runs under 3 minutes: the last quarter against the second quarter);
  * - counts exact: for every live link, stored Accesses equals the resolutions answered
- *   200/302 (plus at most those that failed without an answer).
+ *   200/302 (plus at most those that failed without an answer);
+ * - pipelining: every batch of a reading pipeliner answered in full with 200s.
  *
  * SOAK_MINUTES (default 10) shortens the run, SOAK_RATE changes the rate, SOAK_PIN=1 pins
  * the server and the generator to a core each. Prints a summary and writes JSON under
@@ -22,7 +28,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +44,9 @@ const MAX_LINKS = 20;
 const MAX_IN_FLIGHT = 2000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const BASE_URL = 'http://soak.test';
+const PIPELINERS = Number(process.env.SOAK_PIPELINERS ?? 4);
+const HOSTILE_BATCH = 5000;
+const READER_BATCH = 50;
 
 if (!(MINUTES > 0) || !(RATE > 0)) {
   console.error('SOAK_MINUTES and SOAK_RATE must be positive numbers');
@@ -330,6 +339,66 @@ function chooseOp(): Op {
   return 'new_account';
 }
 
+// ------------------------------------------------------------------------------ pipelining clients
+
+const pipelining = { hostileConnections: 0, hostileClosedByServer: 0, readerBatches: 0, readerProblems: [] as string[] };
+
+function pipelinedResolves(code: string, count: number): string {
+  return `GET /v1/get/${code} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`.repeat(count);
+}
+
+/** Writes a batch and never reads; when the server closes the connection, starts again. */
+async function hostilePipeliner(code: string, until: () => boolean): Promise<void> {
+  while (!until()) {
+    pipelining.hostileConnections++;
+    const socket = connect(port, '127.0.0.1');
+    socket.pause();
+    socket.on('error', () => undefined);
+    socket.write(pipelinedResolves(code, HOSTILE_BATCH));
+    // A paused socket notices the server's close only when it next writes.
+    while (!until() && !socket.destroyed) {
+      await sleep(1000);
+      socket.write('\r\n', () => undefined);
+    }
+    if (!until()) pipelining.hostileClosedByServer++;
+    socket.destroy();
+  }
+}
+
+/** Pipelines a batch, reads every answer, repeats. */
+async function readingPipeliner(code: string, until: () => boolean): Promise<void> {
+  let socket: Socket | undefined;
+  while (!until()) {
+    if (socket === undefined || socket.destroyed) {
+      socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.setEncoding('utf8');
+    }
+    const current = socket;
+    const answers = await new Promise<string>((resolve) => {
+      let text = '';
+      const timer = setTimeout(() => done(), REQUEST_TIMEOUT_MS);
+      const onData = (chunk: string) => {
+        text += chunk;
+        if ((text.match(/HTTP\/1\.1 \d{3} /g) ?? []).length >= READER_BATCH && text.endsWith('}')) done();
+      };
+      const done = () => {
+        clearTimeout(timer);
+        current.off('data', onData);
+        current.off('close', done);
+        resolve(text);
+      };
+      current.on('data', onData);
+      current.once('close', done);
+      current.write(pipelinedResolves(code, READER_BATCH));
+    });
+    const ok = (answers.match(/HTTP\/1\.1 200 /g) ?? []).length;
+    pipelining.readerBatches++;
+    if (ok !== READER_BATCH && pipelining.readerProblems.length < 20) pipelining.readerProblems.push(`a batch of ${READER_BATCH} got ${ok} answers 200`);
+  }
+  socket?.destroy();
+}
+
 // ------------------------------------------------------------------------------ the run
 
 function mean(values: readonly number[]): number {
@@ -357,6 +426,10 @@ try {
   }
   // A starting set of links so that resolutions have targets from the first second.
   for (let i = 0; i < ACCOUNTS * 5; i++) await createOp();
+  // The pipeliners' own link, outside the checked set: unread answers may or may not count.
+  const pipelineOwner = await newAccount();
+  const pipelined = await send('GET', '/v1/link?url=https%3A%2F%2Fexample.org%2Fpipelined&short=pipelined', { authorization: pipelineOwner?.code ?? '' });
+  if (pipelined.status !== 200) throw new Error(`cannot create the pipeliners' link: ${pipelined.status} ${pipelined.body}`);
 
   const durationMs = MINUTES * 60_000;
   const started = performance.now();
@@ -372,6 +445,12 @@ try {
   };
   sample();
   const sampler = setInterval(sample, SAMPLE_MS);
+
+  let loadOver = false;
+  const pipeliners = Array.from({ length: PIPELINERS }, () => [
+    hostilePipeliner('pipelined', () => loadOver),
+    readingPipeliner('pipelined', () => loadOver),
+  ]).flat();
 
   // The client's own event-loop delay, to tell its stalls from the server's in the latencies.
   const clientDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -396,6 +475,8 @@ try {
       }
     }, 5);
   });
+  loadOver = true;
+  await Promise.all(pipeliners);
   clearInterval(sampler);
   clientDelay.disable();
   sample();
@@ -453,6 +534,7 @@ try {
     onlyExpectedAnswers: stats.unexpected.length === 0,
     rssFlat: Number.isFinite(growth) && Math.abs(growth) <= 0.1,
     countsExact: countProblems.length === 0,
+    pipelinedAnswered: pipelining.readerProblems.length === 0 && (PIPELINERS === 0 || pipelining.readerBatches > 0),
   };
   const summary = {
     when: new Date().toISOString(),
@@ -480,6 +562,7 @@ try {
       databaseMbAtStart: samples[0]!.databaseMb,
       databaseMbAtEnd: samples.at(-1)!.databaseMb,
     },
+    pipelining,
     counts: { linksChecked, answered: answeredTotal, stored: storedTotal, unanswered: unansweredTotal, problems: countProblems },
     checks,
     samples,
@@ -504,10 +587,15 @@ try {
     `Counts: ${linksChecked} live links, ${answeredTotal} resolutions answered, ${storedTotal} stored, ${unansweredTotal} without an answer; ` +
       `${countProblems.length} mismatches`,
   );
+  console.log(
+    `Pipelining: ${pipelining.readerBatches} read batches of ${READER_BATCH}; ${pipelining.hostileConnections} non-reading connections, ` +
+      `${pipelining.hostileClosedByServer} closed by the server`,
+  );
   if (stats.skipped > 0) console.log(`Note: the rate was not held (${stats.skipped} requests skipped); latencies include the backlog`);
   console.log(`Checks: ${Object.entries(checks).map(([name, ok]) => `${name} ${ok ? 'ok' : 'FAILED'}`).join(', ')}`);
   for (const line of stats.unexpected.slice(0, 10)) console.log(`  unexpected: ${line}`);
   for (const line of countProblems.slice(0, 10)) console.log(`  count: ${line}`);
+  for (const line of pipelining.readerProblems.slice(0, 10)) console.log(`  pipelining: ${line}`);
 
   const resultsDir = join(ROOT, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
