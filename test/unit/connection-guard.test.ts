@@ -1,0 +1,106 @@
+/**
+ * The connection guard on a bare node:http server: a pipelining client that reads gets every
+ * answer, in order, with at most `maxActive` of its requests processed at once; one that
+ * pipelines past `maxWaiting` is closed; at shutdown, connections owing nothing are closed.
+ */
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { guardConnections, type ConnectionClosedReason } from '../../src/http/connection-guard.ts';
+
+async function serve(handler: Parameters<typeof createServer>[1], bounds: { maxActive: number; maxWaiting: number }) {
+  const server: Server = createServer(handler);
+  const closed: ConnectionClosedReason[] = [];
+  const guard = guardConnections(server, { maxConnections: 100, stallMs: 10_000, ...bounds }, (reason) => closed.push(reason));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    guard,
+    closed,
+    async close() {
+      guard.stop();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+function pipelined(port: number, count: number): string {
+  let text = '';
+  for (let i = 0; i < count; i++) text += `GET /${i} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+  return text;
+}
+
+test('a reading pipeliner gets every answer in order, with at most maxActive processed at once', async () => {
+  let active = 0;
+  let peak = 0;
+  const service = await serve(
+    (request, response) => {
+      active++;
+      peak = Math.max(peak, active);
+      setTimeout(() => {
+        active--;
+        response.end(`answer ${request.url}\n`);
+      }, 2);
+    },
+    { maxActive: 4, maxWaiting: 1000 },
+  );
+  const socket = connect(service.port, '127.0.0.1');
+  socket.setEncoding('utf8');
+  let text = '';
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.write(pipelined(service.port, 200));
+  while ((text.match(/answer \/\d+/g) ?? []).length < 200) await once(socket, 'data');
+  const order = (text.match(/answer \/(\d+)/g) ?? []).map((answer) => Number(answer.slice('answer /'.length)));
+  assert.deepEqual(order, Array.from({ length: 200 }, (_, i) => i));
+  assert.equal(peak, 4);
+  socket.destroy();
+  await service.close();
+});
+
+test('a connection with more than maxWaiting requests waiting is closed', async () => {
+  const service = await serve(() => undefined, { maxActive: 2, maxWaiting: 10 });
+  const socket = connect(service.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write(pipelined(service.port, 50));
+  await once(socket, 'close');
+  assert.deepEqual(service.closed, ['queue_full']);
+  await service.close();
+});
+
+test('closeIdle closes connections owing nothing (even half a request) and spares those with a request in flight', async () => {
+  let finish: (() => void) | undefined;
+  const service = await serve(
+    (_request, response) => {
+      finish = () => response.end('done');
+    },
+    { maxActive: 16, maxWaiting: 100 },
+  );
+  const open = async (text: string) => {
+    const socket = connect(service.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.setEncoding('utf8');
+    await once(socket, 'connect');
+    if (text !== '') socket.write(text);
+    return socket;
+  };
+  const silent = await open('');
+  const half = await open('GET /half HTTP/1.1\r\nHost: x\r\n');
+  const busy = await open('GET /busy HTTP/1.1\r\nHost: x\r\n\r\n');
+  while (finish === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+
+  service.guard.closeIdle();
+  await Promise.all([once(silent, 'close'), once(half, 'close')]);
+  assert.equal(busy.destroyed, false, 'the connection with a request in flight stays');
+  let answer = '';
+  busy.on('data', (chunk: string) => (answer += chunk));
+  finish();
+  await once(busy, 'close');
+  assert.match(answer, /done$/, 'it gets its answer, then is closed');
+  await service.close();
+});
