@@ -60,7 +60,7 @@ interface ConnectionState {
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
-export function guardConnections(
+export function createConnectionGuard(
   server: Server,
   bounds: ConnectionBounds,
   onClosed: (reason: ConnectionClosedReason) => void = () => undefined,

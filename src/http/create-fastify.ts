@@ -2,7 +2,7 @@ import formBody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { clientErrorHandler } from './client-error.ts';
-import { guardConnections, type ConnectionClosedReason } from './connection-guard.ts';
+import { createConnectionGuard, type ConnectionClosedReason } from './connection-guard.ts';
 import { createFrameworkErrorHandler } from './error-handlers.ts';
 import { createBufferedStdout, type LogStream } from './log-stream.ts';
 import { REQUEST_BOUNDS } from './request-bounds.ts';
@@ -50,7 +50,7 @@ export async function createFastify({ config, requestLog, logStream, onConnectio
     frameworkErrors: createFrameworkErrorHandler(requestLog),
   });
   app.server.headersTimeout = REQUEST_BOUNDS.headersTimeoutMs;
-  const connections = guardConnections(app.server, {
+  const connections = createConnectionGuard(app.server, {
     maxConnections: config.maxConnections,
     maxActive: REQUEST_BOUNDS.maxActivePerConnection,
     maxWaiting: REQUEST_BOUNDS.maxWaitingPerConnection,

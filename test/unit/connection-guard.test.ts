@@ -8,12 +8,12 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { guardConnections, type ConnectionClosedReason } from '../../src/http/connection-guard.ts';
+import { createConnectionGuard, type ConnectionClosedReason } from '../../src/http/connection-guard.ts';
 
 async function serve(handler: Parameters<typeof createServer>[1], bounds: { maxActive: number; maxWaiting: number }) {
   const server: Server = createServer(handler);
   const closed: ConnectionClosedReason[] = [];
-  const guard = guardConnections(server, { maxConnections: 100, stallMs: 10_000, ...bounds }, (reason) => closed.push(reason));
+  const guard = createConnectionGuard(server, { maxConnections: 100, stallMs: 10_000, ...bounds }, (reason) => closed.push(reason));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
