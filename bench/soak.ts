@@ -11,7 +11,7 @@
  * Alongside, pipelining clients on their own link: SOAK_PIPELINERS (default 4) hostile ones
  * that each write 5000 pipelined resolutions and never read an answer (the server must keep
  * memory flat and close them; they reconnect and start again), and as many well-behaved ones
- * that pipeline 50 resolutions at a time and read every answer.
+ * that pipeline 50 resolutions at a time, read every answer and pause half a second.
  *
  * Checks, after the load stops and every request has been answered:
  * - no 5xx and no answer the contract does not allow for that request;
@@ -47,6 +47,8 @@ const BASE_URL = 'http://soak.test';
 const PIPELINERS = Number(process.env.SOAK_PIPELINERS ?? 4);
 const HOSTILE_BATCH = 5000;
 const READER_BATCH = 50;
+/** Each reading pipeliner sends about READER_BATCH requests per this many ms. */
+const READER_PAUSE_MS = 500;
 
 if (!(MINUTES > 0) || !(RATE > 0)) {
   console.error('SOAK_MINUTES and SOAK_RATE must be positive numbers');
@@ -347,25 +349,29 @@ function pipelinedResolves(code: string, count: number): string {
   return `GET /v1/get/${code} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`.repeat(count);
 }
 
-/** Writes a batch and never reads; when the server closes the connection, starts again. */
+/**
+ * Writes batches and never reads; when the server closes the connection (its answers stalled
+ * in full kernel buffers), starts again on a new one.
+ */
 async function hostilePipeliner(code: string, until: () => boolean): Promise<void> {
+  const batch = pipelinedResolves(code, HOSTILE_BATCH);
   while (!until()) {
     pipelining.hostileConnections++;
     const socket = connect(port, '127.0.0.1');
     socket.pause();
     socket.on('error', () => undefined);
-    socket.write(pipelinedResolves(code, HOSTILE_BATCH));
-    // A paused socket notices the server's close only when it next writes.
+    // A paused socket notices the server's close only when it writes: keep writing, but
+    // never pile up more than one batch here.
     while (!until() && !socket.destroyed) {
+      if (socket.writableLength === 0) socket.write(batch, () => undefined);
       await sleep(1000);
-      socket.write('\r\n', () => undefined);
     }
     if (!until()) pipelining.hostileClosedByServer++;
     socket.destroy();
   }
 }
 
-/** Pipelines a batch, reads every answer, repeats. */
+/** Pipelines a batch, reads every answer, pauses, repeats (paced: the mix, not a flood). */
 async function readingPipeliner(code: string, until: () => boolean): Promise<void> {
   let socket: Socket | undefined;
   while (!until()) {
@@ -395,6 +401,7 @@ async function readingPipeliner(code: string, until: () => boolean): Promise<voi
     const ok = (answers.match(/HTTP\/1\.1 200 /g) ?? []).length;
     pipelining.readerBatches++;
     if (ok !== READER_BATCH && pipelining.readerProblems.length < 20) pipelining.readerProblems.push(`a batch of ${READER_BATCH} got ${ok} answers 200`);
+    await sleep(READER_PAUSE_MS);
   }
   socket?.destroy();
 }
