@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, test } from 'node:test';
 import { cleanup, startServer, type ServerProcess } from '../helpers/process.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const REQUESTS = 40;
 
@@ -35,7 +36,7 @@ function sample(text: string, series: string): number {
 test('WORKERS=2: one scrape counts the requests of both workers', { timeout: 60_000 }, async () => {
   const server = await startServer({ env: { WORKERS: '2' } });
   const listening = () => new Set(server.logs().filter((line) => String(line.msg).startsWith('Server listening at ')).map((line) => line.pid));
-  while (listening().size < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+  await waitFor(() => listening().size === 2, 'both workers to listen');
 
   // Request ids start with the answering process's own random prefix.
   const answeredBy = new Set<string>();

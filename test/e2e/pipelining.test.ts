@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cleanup, startServer, type ServerProcess } from '../helpers/process.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const SOCKETS = 8;
 /** Per socket: about 1 MB of requests, far beyond what any buffer holds. */
@@ -88,12 +89,12 @@ test('pipelined requests that are never read keep memory flat and health prompt,
   // the server closes those connections rather than hold them forever.
   const stalled = 'shortlink_connections_closed_total{reason="stalled"}';
   let closed = 0;
-  while (performance.now() - started < STALL_CLOSE_MS && closed < SOCKETS / 2) {
-    await sleep(500);
-    closed = metric(await scrape(server), stalled);
-  }
+  await waitFor(
+    async () => (closed = metric(await scrape(server), stalled)) >= SOCKETS / 2,
+    () => `the listings' connections to be closed (${closed} so far)`,
+    { timeoutMs: STALL_CLOSE_MS - (performance.now() - started), intervalMs: 500 },
+  );
   t.diagnostic(`${closed} stalled connections closed after ${Math.round((performance.now() - started) / 1000)} s`);
-  assert.ok(closed >= SOCKETS / 2, `${closed} stalled connections closed`);
   for (const socket of sockets) socket.destroy();
 
   // Resolutions are counted as they are read and answered, whether or not the client reads the answer.
@@ -112,12 +113,14 @@ test('MAX_CONNECTIONS: connections beyond the cap are closed at once, and accept
     await new Promise((resolve) => socket.once('connect', resolve));
     held.push(socket);
   }
-  await sleep(200);
   // Connections are refused rather than let to pile up.
   await assert.rejects(fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) }));
   held.pop()!.destroy();
-  await sleep(200);
-  assert.equal((await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) })).status, 200);
+  // The server learns of the close a moment later.
+  await waitFor(
+    () => fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then((reply) => reply.status === 200, () => false),
+    'a connection to be accepted again',
+  );
   for (const socket of held) socket.destroy();
   assert.equal((await server.stop('SIGTERM')).code, 0);
 });

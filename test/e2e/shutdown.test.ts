@@ -9,6 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cleanup, startServer, type ExitResult, type ServerProcess } from '../helpers/process.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 /** Guarantee 6 allows 10 s; these have nothing to wait for, so they must be much quicker. */
 const PROMPT_EXIT_MS = 3_000;
@@ -59,7 +60,7 @@ describe('shutdown with connections that never sent a whole request', { timeout:
 
   test('WORKERS=2: the primary exits 0 at once once both workers have', async () => {
     const server = await startServer({ env: { WORKERS: '2' } });
-    while (listeningWorkers(server).size < 2) await sleep(50);
+    await waitFor(() => listeningWorkers(server).size === 2, 'both workers to listen');
     // Connections spread over both workers.
     const sockets = [...(await stuckConnections(server)), ...(await stuckConnections(server))];
     const result = await signal(server, 'SIGTERM');
@@ -71,7 +72,7 @@ describe('shutdown with connections that never sent a whole request', { timeout:
 
   test('WORKERS=2: the primary exits 1 when a worker fails during shutdown', async () => {
     const server = await startServer({ env: { WORKERS: '2', SHUTDOWN_DELAY: '2s' } });
-    while (listeningWorkers(server).size < 2) await sleep(50);
+    await waitFor(() => listeningWorkers(server).size === 2, 'both workers to listen');
     const victim = [...listeningWorkers(server)][0]!;
     const exited = signal(server, 'SIGTERM');
     await server.waitForLog((line) => line.msg === 'shutting down' && line.pid === victim);
