@@ -8,6 +8,7 @@ import { createAccountService } from './accounts/account-service.ts';
 import type { Config } from './config.ts';
 import { createFastify } from './http/create-fastify.ts';
 import { registerErrorHandlers } from './http/error-handlers.ts';
+import { createForwardedWarning } from './http/forwarded-warning.ts';
 import { registerClosingHooks, registerRequestHooks } from './http/hooks.ts';
 import type { LogStream } from './http/log-stream.ts';
 import { registerDocs, registerOpenApi } from './http/openapi.ts';
@@ -73,7 +74,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
     metrics.close();
     done();
   });
-  registerRequestHooks(app);
+  registerRequestHooks(app, { inspectForwarded: config.trustProxy === false ? createForwardedWarning(app.log) : undefined });
   registerErrorHandlers(app);
 
   const accounts = createAccountService({ store, clock, defaultMaxLinks: config.defaultMaxLinks });
@@ -95,6 +96,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
     enabled: config.rateLimit,
     policies: config.rateLimitPolicies,
     exempt: config.rateLimitExempt,
+    ipv6Prefix: config.rateLimitIpv6Prefix,
     counters: rateLimitCounters.counters,
   });
   const authenticate = createAuthenticate(accounts, rateLimits);

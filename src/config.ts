@@ -3,7 +3,7 @@
  * are reported together, and the result is frozen so nothing downstream can drift from it.
  */
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { dirname, resolve, sep } from 'node:path';
 import { parseHostEntry } from './links/host-rules.ts';
 
@@ -60,13 +60,22 @@ export interface Config {
   readonly defaultMaxLinks: number;
   readonly rateLimit: boolean;
   readonly rateLimitPolicies: RateLimitPolicies;
-  /** Client addresses never rate limited (loopback by default). */
+  /** Client addresses never rate limited (none by default). */
   readonly rateLimitExempt: readonly string[];
   /**
-   * Fastify's trustProxy: whether X-Forwarded-For is believed, and from whom. No hop count:
-   * Fastify 5 ignores one (it cannot tell a proxy from a client that forged the header).
+   * IPv6 clients are counted per network of this many leading bits (64: one budget per /64,
+   * what every home or cloud customer holds); IPv4 clients per address.
    */
-  readonly trustProxy: boolean | readonly string[];
+  readonly rateLimitIpv6Prefix: number;
+  /**
+   * Fastify's trustProxy: false (X-Forwarded-For ignored), or the proxies (addresses, CIDRs or
+   * proxy-addr's names `loopback`, `linklocal`, `uniquelocal`) whose X-Forwarded-For entries
+   * are believed; the client is the right-most address no trusted proxy could have written.
+   * `TRUST_PROXY=true` is the private ranges (TRUST_PROXY_PRIVATE). Never Fastify's `true`,
+   * which takes the left-most entry, written by the client. No hop count either: Fastify 5
+   * ignores one (it cannot tell a proxy from a client that forged the header).
+   */
+  readonly trustProxy: false | readonly string[];
   /**
    * Targets refused at link creation, in canonical form (see parseHostEntry): host names
    * (subdomains included, punycode), IPv4/IPv6 addresses and CIDR ranges.
@@ -118,6 +127,24 @@ const RATE_VARIABLES: Readonly<Record<keyof RateLimitPolicies, string>> = {
   resolve: 'RATE_LIMIT_RESOLVE',
   unknownCode: 'RATE_LIMIT_UNKNOWN_CODE',
 };
+
+/**
+ * What `TRUST_PROXY=true` trusts: proxies on loopback and private networks, as a service
+ * behind a same-host, Docker or Kubernetes proxy sees them. A client on such a network can
+ * still write its own address; list the proxies exactly when clients reach it from there.
+ */
+export const TRUST_PROXY_PRIVATE: readonly string[] = Object.freeze(['loopback', 'linklocal', 'uniquelocal']);
+const PROXY_RANGE_NAMES: readonly string[] = TRUST_PROXY_PRIVATE;
+
+/** True for an address or CIDR proxy-addr accepts (it would throw at start otherwise). */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return parseInteger(bits, 0, family === 4 ? 32 : 128) !== undefined;
+}
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -261,21 +288,33 @@ export function loadConfig(env: Env = process.env): Config {
     if (parsed === undefined) problems.push(`${variable} must look like 100/1m (a count per s, m or h), got ${quote(raw)}`);
     else rateLimitPolicies[key] = parsed;
   }
-  const rawExempt = env.RATE_LIMIT_EXEMPT;
-  const rateLimitExempt =
-    rawExempt === undefined ? ['127.0.0.1', '::1', '::ffff:127.0.0.1'] : rawExempt.split(',').map((a) => a.trim()).filter(Boolean);
+  // Nobody by default: a reverse proxy on this host connects over loopback, and exempting
+  // loopback would exempt every client behind it.
+  const rateLimitExempt = (text('RATE_LIMIT_EXEMPT') ?? '').split(',').map((a) => a.trim()).filter(Boolean);
 
-  let trustProxy: boolean | readonly string[] = false;
+  let rateLimitIpv6Prefix = 64;
+  const rawPrefix = text('RATE_LIMIT_IPV6_PREFIX');
+  if (rawPrefix !== undefined) {
+    const parsed = parseInteger(rawPrefix.replace(/^\//, ''), 1, 128);
+    if (parsed === undefined) problems.push(`RATE_LIMIT_IPV6_PREFIX must be a prefix length from 1 to 128, got ${quote(rawPrefix)}`);
+    else rateLimitIpv6Prefix = parsed;
+  }
+
+  let trustProxy: false | readonly string[] = false;
   const rawTrust = text('TRUST_PROXY');
   if (rawTrust !== undefined) {
     const lower = rawTrust.toLowerCase();
-    if (lower === 'true' || lower === 'on') trustProxy = true;
+    if (lower === 'true' || lower === 'on') trustProxy = TRUST_PROXY_PRIVATE;
     else if (lower === 'false' || lower === 'off') trustProxy = false;
     // A bare number was once a hop count; Fastify now ignores those, so refuse it rather than
     // start with X-Forwarded-For silently unused.
     else if (/^\d+$/.test(lower)) problems.push(`TRUST_PROXY hop counts are not supported; list the proxies' addresses/CIDRs or use true, got ${quote(rawTrust)}`);
-    else if (/^[0-9a-f.:/,\s]+$/i.test(lower)) trustProxy = lower.split(',').map((a) => a.trim()).filter(Boolean);
-    else problems.push(`TRUST_PROXY must be true, false or a list of the proxies' addresses/CIDRs, got ${quote(rawTrust)}`);
+    else {
+      const entries = lower.split(',').map((a) => a.trim()).filter(Boolean);
+      const bad = entries.filter((entry) => !isProxyEntry(entry));
+      if (bad.length === 0 && entries.length > 0) trustProxy = entries;
+      else problems.push(`TRUST_PROXY must be true, false or a list of the proxies' addresses/CIDRs, got ${quote(rawTrust)}`);
+    }
   }
 
   const blockedHosts: string[] = [];
@@ -366,7 +405,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit,
     rateLimitPolicies: Object.freeze(rateLimitPolicies),
     rateLimitExempt: Object.freeze(rateLimitExempt),
-    trustProxy: Array.isArray(trustProxy) ? Object.freeze([...trustProxy]) : trustProxy,
+    rateLimitIpv6Prefix,
+    trustProxy: trustProxy === false ? false : Object.freeze([...trustProxy]),
     blockedHosts: Object.freeze(blockedHosts),
     selfHosts: Object.freeze(selfHosts),
     workers,

@@ -36,8 +36,9 @@ export async function createFastify({ config, requestLog, logStream, onConnectio
     // While closing, requests on open connections are still served (with Connection: close).
     return503OnClosing: false,
     routerOptions: { maxParamLength: REQUEST_BOUNDS.maxParamLength },
-    // A mutable copy: Fastify's typings want string[], the config holds a frozen list.
-    trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
+    // A mutable copy: Fastify's typings want string[], the config holds a frozen list. Never
+    // `true`: Fastify's would take the left-most X-Forwarded-For entry, which the client wrote.
+    trustProxy: config.trustProxy === false ? false : [...config.trustProxy],
     bodyLimit: REQUEST_BOUNDS.bodyBytes,
     requestTimeout: REQUEST_BOUNDS.requestTimeoutMs,
     keepAliveTimeout: REQUEST_BOUNDS.keepAliveTimeoutMs,

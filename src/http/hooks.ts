@@ -1,18 +1,25 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Operation } from './operations.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import { sendError } from './send-error.ts';
 
+export interface RequestHookOptions {
+  /** Told about every request; warns of proxy headers nobody reads (forwarded-warning.ts). */
+  readonly inspectForwarded?: ((request: FastifyRequest) => void) | undefined;
+}
+
 /** Headers every answer carries, and the refusal of a Host-less HTTP/1.1 request. */
-export function registerRequestHooks(app: FastifyInstance): void {
+export function registerRequestHooks(app: FastifyInstance, { inspectForwarded }: RequestHookOptions = {}): void {
   // Callback style on purpose: this runs on every request, and an async hook costs a promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header(REQUEST_ID_HEADER, request.id);
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    const headers = request.headers;
+    if (headers.host === undefined && request.raw.httpVersion === '1.1') {
       sendError(reply, Operation.Other, 400, 'the Host header is required');
       return;
     }
+    inspectForwarded?.(request);
     done();
   });
 }

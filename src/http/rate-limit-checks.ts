@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { RateLimitPolicies, RateLimitPolicy } from '../config.ts';
 import { DomainError, ErrorCode } from '../errors.ts';
+import { canonicalAddress, createClientKey } from '../rate-limit/client-key.ts';
 import type { Counters } from '../rate-limit/counters.ts';
 
 /**
@@ -25,6 +26,8 @@ export interface RateLimitOptions {
   readonly enabled: boolean;
   readonly policies: RateLimitPolicies;
   readonly exempt: readonly string[];
+  /** IPv6 clients are counted per network of this many bits (RATE_LIMIT_IPV6_PREFIX). */
+  readonly ipv6Prefix: number;
   /** Where the windows are counted; required when enabled. */
   readonly counters: Counters | undefined;
 }
@@ -44,10 +47,14 @@ function limited(resetMs: number): DomainError {
   return new DomainError(ErrorCode.RateLimited, `too many requests; try again in ${seconds} s`, { retryAfter: seconds });
 }
 
-export function createRateLimitChecks({ enabled, policies, exempt, counters: maybeCounters }: RateLimitOptions): RateLimitChecks {
+export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, counters: maybeCounters }: RateLimitOptions): RateLimitChecks {
   if (!enabled || maybeCounters === undefined) return NONE;
   const counters = maybeCounters;
-  const exemptSet = new Set(exempt);
+  // Compared in one spelling: `::ffff:127.0.0.1` and `127.0.0.1` are the same client.
+  const exemptSet = new Set(exempt.map(canonicalAddress));
+  const keyOf = createClientKey(ipv6Prefix);
+  // request.ip runs proxy-addr over X-Forwarded-For (behind TRUST_PROXY) on every read.
+  const isExempt = exemptSet.size === 0 ? () => false : (request: FastifyRequest) => exemptSet.has(canonicalAddress(request.ip));
 
   async function count(key: string, policy: RateLimitPolicy): Promise<void> {
     const state = await counters.hit(key, policy.windowMs);
@@ -59,26 +66,27 @@ export function createRateLimitChecks({ enabled, policies, exempt, counters: may
   }
 
   return {
-    applies: (request) => !exemptSet.has(request.ip),
+    applies: (request) => !isExempt(request),
     async newAccount(request) {
-      if (!exemptSet.has(request.ip)) await count(`acct:${request.ip}`, policies.newAccount);
+      if (!isExempt(request)) await count(`acct:${keyOf(request.ip)}`, policies.newAccount);
     },
     async beforeAuthentication(request) {
-      if (!exemptSet.has(request.ip)) await refuseIfSpent(`auth:${request.ip}`, policies.failedAuth);
+      if (!isExempt(request)) await refuseIfSpent(`auth:${keyOf(request.ip)}`, policies.failedAuth);
     },
     async failedAuthentication(request) {
-      if (!exemptSet.has(request.ip)) await count(`auth:${request.ip}`, policies.failedAuth);
+      if (!isExempt(request)) await count(`auth:${keyOf(request.ip)}`, policies.failedAuth);
     },
     async createLink(request, accountUid) {
-      if (!exemptSet.has(request.ip)) await count(`link:${accountUid}`, policies.createLink);
+      if (!isExempt(request)) await count(`link:${accountUid}`, policies.createLink);
     },
     async resolve(request) {
-      if (exemptSet.has(request.ip)) return;
-      await refuseIfSpent(`miss:${request.ip}`, policies.unknownCode);
-      await count(`get:${request.ip}`, policies.resolve);
+      if (isExempt(request)) return;
+      const client = keyOf(request.ip);
+      await refuseIfSpent(`miss:${client}`, policies.unknownCode);
+      await count(`get:${client}`, policies.resolve);
     },
     async unknownCode(request) {
-      if (!exemptSet.has(request.ip)) await count(`miss:${request.ip}`, policies.unknownCode);
+      if (!isExempt(request)) await count(`miss:${keyOf(request.ip)}`, policies.unknownCode);
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Rate limits as a client meets them: each policy answers 429 in the contract's error form
  * with Retry-After once its window is used up, only for the address (or account) that used
- * it; loopback is exempt unless configured otherwise; RATE_LIMIT=off turns it all off; and
- * TRUST_PROXY decides whether X-Forwarded-For names the client.
+ * it; nobody is exempt unless configured; RATE_LIMIT=off turns it all off; IPv6 clients
+ * are counted per /64; and TRUST_PROXY decides whether X-Forwarded-For names the client.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -247,13 +247,25 @@ describe('exemptions and switches', () => {
     unknownCode: { limit: 1, windowMs: MINUTE },
   };
 
-  test('exempts loopback addresses by default', async (t) => {
-    const { app } = await appFor(t, { rateLimit: true, rateLimitPolicies: TINY });
-    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
-      for (let i = 0; i < 4; i++) assert.equal((await newAccountFrom(app, address)).statusCode, 200, `${address} #${i + 1}`);
+  test('exempts nobody by default: loopback (a proxy on this host) is limited like any client', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL });
+    const { app } = await appFor(t, { ...config, rateLimitPolicies: TINY });
+    for (const address of ['127.0.0.1', '::1', CLIENT]) {
+      assert.equal((await newAccountFrom(app, address)).statusCode, 200, address);
+      assertLimited(await newAccountFrom(app, address), 'create account');
     }
-    assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
-    assertLimited(await newAccountFrom(app, CLIENT), 'create account');
+    assertLimited(await newAccountFrom(app, '::ffff:127.0.0.1'), 'create account');
+  });
+
+  test('exempts the RATE_LIMIT_EXEMPT addresses, however the socket spells them', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, RATE_LIMIT_EXEMPT: '127.0.0.1, 2001:DB8::5' });
+    assert.deepEqual(config.rateLimitExempt, ['127.0.0.1', '2001:DB8::5']);
+    const { app } = await appFor(t, { ...config, rateLimitPolicies: TINY });
+    for (const address of ['127.0.0.1', '::ffff:127.0.0.1', '2001:db8:0:0::5']) {
+      for (let i = 0; i < 3; i++) assert.equal((await newAccountFrom(app, address)).statusCode, 200, `${address} #${i + 1}`);
+    }
+    assert.equal((await newAccountFrom(app, '2001:db8::6')).statusCode, 200);
+    assertLimited(await newAccountFrom(app, '2001:db8::6'), 'create account');
   });
 
   test('limits loopback too when RATE_LIMIT_EXEMPT is empty', async (t) => {
@@ -293,7 +305,9 @@ describe('exemptions and switches', () => {
   test('keeps the documented defaults when no RATE_LIMIT_* variable is set', () => {
     const config = loadConfig({});
     assert.deepEqual(config.rateLimitPolicies, DEFAULT_RATE_LIMIT_POLICIES);
-    assert.deepEqual(config.rateLimitExempt, ['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+    assert.deepEqual(config.rateLimitExempt, []);
+    assert.equal(config.rateLimitIpv6Prefix, 64);
+    assert.equal(config.trustProxy, false);
   });
 
   test('RATE_LIMIT=off disables every limit', async (t) => {
@@ -316,16 +330,40 @@ describe('client address behind a proxy (TRUST_PROXY)', () => {
   const viaProxy = (app: FastifyInstance, proxy: string, forwardedFor: string) =>
     newAccountFrom(app, proxy, 'GET', { 'x-forwarded-for': forwardedFor });
 
-  test('with TRUST_PROXY=true, the X-Forwarded-For address is the client', async (t) => {
+  test('with TRUST_PROXY=true, the client is the right-most address that no loopback or private proxy could have written', async (t) => {
     const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, TRUST_PROXY: 'true' });
-    assert.equal(config.trustProxy, true);
-    // The default exemption stays: a proxy on this machine must not exempt everyone behind it.
+    assert.deepEqual(config.trustProxy, ['loopback', 'linklocal', 'uniquelocal']);
     const { app } = await appFor(t, { ...config, rateLimitPolicies: { ...ROOMY, ...policies } });
     for (let i = 0; i < 2; i++) assert.equal((await viaProxy(app, '127.0.0.1', '198.51.100.1')).statusCode, 200);
     assertLimited(await viaProxy(app, '127.0.0.1', '198.51.100.1'), 'create account');
     assertLimited(await viaProxy(app, '10.0.0.9', '198.51.100.1'), 'create account');
+    // Through two private hops, as Kubernetes ingress behind a cloud balancer does.
+    assertLimited(await viaProxy(app, '10.0.0.9', '198.51.100.1, 10.1.2.3'), 'create account');
+    // An appending proxy: whatever the client wrote first changes nothing.
+    for (const forged of ['127.0.0.1', '192.0.2.1', '::1', 'not-an-address']) {
+      assertLimited(await viaProxy(app, '127.0.0.1', `${forged}, 198.51.100.1`), 'create account');
+    }
     assert.equal((await viaProxy(app, '127.0.0.1', '198.51.100.2')).statusCode, 200, 'each forwarded client has its own count');
-    assert.equal((await newAccountFrom(app, '127.0.0.1')).statusCode, 200, 'a loopback client without the header stays exempt');
+    // A peer on a public address is no proxy: it is the client, whatever it claims.
+    assert.equal((await viaProxy(app, CLIENT, '198.51.100.3')).statusCode, 200);
+    assert.equal((await viaProxy(app, CLIENT, '198.51.100.4')).statusCode, 200);
+    assertLimited(await viaProxy(app, CLIENT, '198.51.100.5'), 'create account');
+  });
+
+  test('a client cannot borrow an exempt address through an appending proxy', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, TRUST_PROXY: 'true', RATE_LIMIT_EXEMPT: '127.0.0.1,::1' });
+    const { app } = await appFor(t, { ...config, rateLimitPolicies: { ...ROOMY, ...policies } });
+    for (let i = 0; i < 2; i++) assert.equal((await viaProxy(app, '127.0.0.1', `127.0.0.1, ${CLIENT}`)).statusCode, 200);
+    assertLimited(await viaProxy(app, '127.0.0.1', `127.0.0.1, ${CLIENT}`), 'create account');
+    assertLimited(await viaProxy(app, '127.0.0.1', `::1, ${CLIENT}`), 'create account');
+    for (let i = 0; i < 3; i++) assert.equal((await newAccountFrom(app, '127.0.0.1')).statusCode, 200, 'the local tool itself stays exempt');
+  });
+
+  test('refuses TRUST_PROXY entries that are neither addresses, CIDRs nor range names', () => {
+    for (const value of ['10.0.0.999', '10.0.0.0/33', '::1/129', '10.0.0.1/8/8', 'localhost', 'loopback, nonsense']) {
+      assert.throws(() => loadConfig({ TRUST_PROXY: value }), /TRUST_PROXY must be true, false or a list/, value);
+    }
+    assert.deepEqual(loadConfig({ TRUST_PROXY: 'loopback, fd00::/8, 192.0.2.1' }).trustProxy, ['loopback', 'fd00::/8', '192.0.2.1']);
   });
 
   test('with TRUST_PROXY naming the proxy, only what that proxy saw counts: not what a client forged, nor a direct client\'s header', async (t) => {
@@ -355,7 +393,86 @@ describe('client address behind a proxy (TRUST_PROXY)', () => {
     assert.equal((await viaProxy(app, CLIENT, '198.51.100.2')).statusCode, 200);
     assertLimited(await viaProxy(app, CLIENT, '198.51.100.3'), 'create account');
     assertLimited(await viaProxy(app, CLIENT, '127.0.0.1'), 'create account');
-    // Nor can a loopback client be blamed for (or limited by) an address it claims.
-    for (let i = 0; i < 3; i++) assert.equal((await viaProxy(app, '127.0.0.1', CLIENT)).statusCode, 200);
+    // Nor can a loopback client be blamed for (or limited by) an address it claims: it has its own count.
+    for (let i = 0; i < 2; i++) assert.equal((await viaProxy(app, '127.0.0.1', CLIENT)).statusCode, 200);
+    assertLimited(await viaProxy(app, '127.0.0.1', CLIENT), 'create account');
+  });
+});
+
+describe('IPv6 clients (counted per network)', () => {
+  const policies = { newAccount: { limit: 1, windowMs: MINUTE } };
+
+  test('counts every address of one /64 together, and another /64 apart', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL });
+    const { app } = await limitedApp(t, policies, { rateLimitIpv6Prefix: config.rateLimitIpv6Prefix });
+    assert.equal((await newAccountFrom(app, '2001:db8:1:2::1')).statusCode, 200);
+    for (const sibling of ['2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:DB8:1:2:0:0:0:9', '2001:db8:1:2::1%eth0']) {
+      assertLimited(await newAccountFrom(app, sibling), 'create account');
+    }
+    assert.equal((await newAccountFrom(app, '2001:db8:1:3::1')).statusCode, 200, 'the next /64 has its own count');
+  });
+
+  test('counts an IPv4-mapped address as the IPv4 address', async (t) => {
+    const { app } = await limitedApp(t, policies);
+    assert.equal((await newAccountFrom(app, '::ffff:203.0.113.9')).statusCode, 200);
+    assertLimited(await newAccountFrom(app, '203.0.113.9'), 'create account');
+    assert.equal((await newAccountFrom(app, '::ffff:203.0.113.10')).statusCode, 200, 'IPv4 is still counted per address');
+  });
+
+  test('RATE_LIMIT_IPV6_PREFIX sets the network size', async (t) => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, RATE_LIMIT_IPV6_PREFIX: '56' });
+    assert.equal(config.rateLimitIpv6Prefix, 56);
+    const { app } = await limitedApp(t, policies, { rateLimitIpv6Prefix: 56 });
+    assert.equal((await newAccountFrom(app, '2001:db8:1:200::1')).statusCode, 200);
+    assertLimited(await newAccountFrom(app, '2001:db8:1:2ff::1'), 'create account');
+    assert.equal((await newAccountFrom(app, '2001:db8:1:300::1')).statusCode, 200);
+    assert.equal(loadConfig({ RATE_LIMIT_IPV6_PREFIX: '128' }).rateLimitIpv6Prefix, 128);
+    for (const value of ['0', '129', 'x', '64.5']) {
+      assert.throws(() => loadConfig({ RATE_LIMIT_IPV6_PREFIX: value }), /RATE_LIMIT_IPV6_PREFIX must be a prefix length from 1 to 128/, value);
+    }
+  });
+
+  test('limits every IPv6 operation per network: resolutions and unknown codes too', async (t) => {
+    const { app } = await limitedApp(t, { unknownCode: { limit: 2, windowMs: MINUTE } });
+    assert.equal((await resolveFrom(app, '2001:db8:9::1', 'missing-a')).statusCode, 404);
+    assert.equal((await resolveFrom(app, '2001:db8:9::2', 'missing-b')).statusCode, 404);
+    assertLimited(await resolveFrom(app, '2001:db8:9::3', 'missing-c'), 'resolve link');
+  });
+});
+
+describe('proxy headers nobody reads (TRUST_PROXY unset)', () => {
+  async function loggedApp(t: TestContext, overrides: Partial<Config> = {}) {
+    const lines: string[] = [];
+    const testApp = await appFor(t, { logLevel: 'info', ...overrides }, { logStream: { write: (line: string) => void lines.push(line) } });
+    const warnings = () => lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((entry) => entry.level === 40);
+    return { ...testApp, warnings };
+  }
+
+  test('warns once, saying what to set, when a loopback or private peer sends X-Forwarded-For or Forwarded', async (t) => {
+    const { app, warnings } = await loggedApp(t);
+    await app.inject({ method: 'GET', url: '/healthz', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': CLIENT } });
+    assert.equal(warnings().length, 1);
+    assert.match(warnings()[0]!.msg, /TRUST_PROXY is unset/);
+    assert.match(warnings()[0]!.msg, /TRUST_PROXY=127\.0\.0\.1/);
+    for (let i = 0; i < 5; i++) {
+      await app.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.0.0.9', headers: { forwarded: `for=${CLIENT}` } });
+    }
+    assert.equal(warnings().length, 1, 'at most once per 10 minutes');
+  });
+
+  test('warns of Forwarded from a private peer too', async (t) => {
+    const { app, warnings } = await loggedApp(t);
+    await app.inject({ method: 'GET', url: '/healthz', remoteAddress: '::ffff:192.168.1.20', headers: { forwarded: `for=${CLIENT}` } });
+    assert.equal(warnings().length, 1);
+  });
+
+  test('stays quiet for a public peer sending the header, for requests without it, and when TRUST_PROXY is set', async (t) => {
+    const { app, warnings } = await loggedApp(t);
+    await app.inject({ method: 'GET', url: '/healthz', remoteAddress: CLIENT, headers: { 'x-forwarded-for': '198.51.100.1' } });
+    await app.inject({ method: 'GET', url: '/healthz', remoteAddress: '127.0.0.1' });
+    assert.equal(warnings().length, 0);
+    const trusting = await loggedApp(t, { trustProxy: ['loopback'] });
+    await trusting.app.inject({ method: 'GET', url: '/healthz', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': CLIENT } });
+    assert.equal(trusting.warnings().length, 0);
   });
 });
