@@ -5,6 +5,7 @@ import { Operation } from './operations.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestLog } from './request-log.ts';
 import { sendError } from './send-error.ts';
+import { causeOf, createSpacedLog, type SpacedLogOptions } from './spaced-log.ts';
 
 function operationOf(request: FastifyRequest): string {
   return request.routeOptions.config.operation ?? Operation.Other;
@@ -16,11 +17,20 @@ function isShortUrlPath(url: string): boolean {
   return path.length > 1 && path.lastIndexOf('/') === 0;
 }
 
-/** Errors thrown by routes and requests that match no route, in the contract's words. */
-export function registerErrorHandlers(app: FastifyInstance): void {
+/**
+ * Errors thrown by routes and requests that match no route, in the contract's words. A 5xx is
+ * logged with its detail once per cause per 10 s (`spacing`), with the count of those held
+ * back; every request still gets its own request line (request-log.ts).
+ */
+export function registerErrorHandlers(app: FastifyInstance, spacing: SpacedLogOptions = {}): void {
+  const failures = createSpacedLog(spacing);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, reason, retryAfter } = describeError(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) {
+      failures.report(`${status} ${causeOf(error)}`, (suppressed) =>
+        request.log.error(suppressed === 0 ? { err: error } : { err: error, suppressed }, 'request failed'),
+      );
+    }
     return sendError(reply, operationOf(request), status, reason, retryAfter);
   });
   app.setNotFoundHandler((request, reply) => {
