@@ -8,8 +8,25 @@ export interface RequestHookOptions {
   readonly inspectForwarded?: ((request: FastifyRequest) => void) | undefined;
 }
 
-/** Headers every answer carries, and the refusal of a Host-less HTTP/1.1 request. */
+/** True when the request names its Host more than once (Node keeps the first and drops the rest). */
+function hasSeveralHosts(rawHeaders: readonly string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host' && ++seen > 1) return true;
+  }
+  return false;
+}
+
+/**
+ * Headers every answer carries, and the refusal of requests HTTP itself forbids: a Host-less
+ * or several-Host HTTP/1.1 request (RFC 9112 §3.2: 400), and an expectation other than
+ * `100-continue` (RFC 9110 §10.1.1: 417), in the contract's plain text.
+ */
 export function registerRequestHooks(app: FastifyInstance, { inspectForwarded }: RequestHookOptions = {}): void {
+  // Node answers an unknown Expect with a bare 417 itself unless someone listens for it;
+  // listening hands the request to Fastify like any other, and the hook below refuses it.
+  app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
   // Callback style on purpose: this runs on every request, and an async hook costs a promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -17,6 +34,15 @@ export function registerRequestHooks(app: FastifyInstance, { inspectForwarded }:
     const headers = request.headers;
     if (headers.host === undefined && request.raw.httpVersion === '1.1') {
       sendError(reply, Operation.Other, 400, 'the Host header is required');
+      return;
+    }
+    if (hasSeveralHosts(request.raw.rawHeaders)) {
+      sendError(reply, Operation.Other, 400, 'the Host header must be sent once');
+      return;
+    }
+    const expect = headers.expect;
+    if (expect !== undefined && expect.toLowerCase() !== '100-continue') {
+      sendError(reply, Operation.Other, 417, 'the Expect header is not supported (only 100-continue is)');
       return;
     }
     inspectForwarded?.(request);

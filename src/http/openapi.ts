@@ -5,7 +5,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
 import { BROWSER_HEADERS, DOCS_CONTENT_SECURITY_POLICY } from '../web/security-headers.ts';
@@ -15,7 +15,7 @@ export const DOCS_PREFIX = '/docs';
 
 /** The browser UI, its assets and the docs themselves are not part of the API. */
 function isUndocumented(url: string): boolean {
-  return url === '/' || url === '/favicon.ico' || url.startsWith('/assets/') || url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
+  return url === '/' || url === '/favicon.ico' || url === '/robots.txt' || url.startsWith('/assets/') || url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
 }
 
 const DESCRIPTION = `A self-hostable URL shortener.
@@ -87,28 +87,32 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
 
 /** `/openapi.json` and the Swagger UI at `/docs` (its files from node_modules). */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
-  app.get(
-    '/openapi.json',
-    {
-      schema: {
-        operationId: 'openapi',
-        summary: 'This OpenAPI 3.1 document',
-        tags: ['operations'],
-        response: { 200: { description: 'The document', type: 'object', additionalProperties: true } },
-      },
-    },
-    (_request, reply) => {
-      // Public and harmless: let API tools on other origins read it.
-      reply.header('access-control-allow-origin', '*');
-      return app.swagger();
-    },
-  );
+  const schema = (head: boolean) => ({
+    operationId: head ? 'openapiHead' : 'openapi',
+    summary: head ? 'This OpenAPI 3.1 document, headers only' : 'This OpenAPI 3.1 document',
+    tags: ['operations'],
+    response: { 200: { description: 'The document', type: 'object', additionalProperties: true } },
+  });
+  const document = (_request: FastifyRequest, reply: FastifyReply) => {
+    // Public and harmless: let API tools on other origins read it.
+    reply.header('access-control-allow-origin', '*');
+    return app.swagger();
+  };
+  app.get('/openapi.json', { schema: schema(false) }, document);
+  app.head('/openapi.json', { schema: schema(true) }, document);
 
   await app.register(async (docs) => {
     docs.addHook('onRequest', (_request, reply, done) => {
       reply.headers(BROWSER_HEADERS).header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY);
       done();
     });
+    // The UI's plugin registers GET routes only, and HEAD is not exposed automatically here
+    // (exposeHeadRoutes is off so that HEAD of a short URL never runs its GET): ask for a HEAD
+    // beside each of its GET routes. Its instance inherits `route` from this scope.
+    const route = docs.route;
+    docs.route = function routeWithHead(this: FastifyInstance, options: RouteOptions) {
+      return route.call(this, options.method === 'GET' ? { exposeHeadRoute: true, ...options } : options);
+    } as typeof route;
     await docs.register(swaggerUi, {
       routePrefix: DOCS_PREFIX,
       // Never ask validator.swagger.io (another origin) to check the document.

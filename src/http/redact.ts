@@ -97,3 +97,11 @@ function redactDecodedUuids(url: string): string {
   }
   return result + url.slice(cursor);
 }
+
+/**
+ * Any other text fit for a log (a User-Agent): whatever reads as a UUID, as an access code
+ * does, once percent-decoded or as it is, is replaced as in a URL.
+ */
+export function redactText(text: string): string {
+  return redactDecodedUuids(text);
+}

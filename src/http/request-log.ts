@@ -1,6 +1,9 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { CountedEvent } from '../metrics/metrics.ts';
-import { redactUrl } from './redact.ts';
+import { redactText, redactUrl } from './redact.ts';
+
+/** A User-Agent longer than this is cut in the log: the header may be up to 16 KiB. */
+const USER_AGENT_LOG_CHARS = 256;
 
 /** Told about every finished request: route pattern (undefined when none matched), method, status, counted event, milliseconds. */
 export type ObserveRequest = (
@@ -12,7 +15,8 @@ export type ObserveRequest = (
 ) => void;
 
 /**
- * One log line per request, written when the response is done, with the URL redacted.
+ * One log line per request, written when the response is done, with the URL redacted, the
+ * client's address and its User-Agent.
  * Fastify's default writes two lines per request and logs the raw URL, which would put an
  * `auth=` access code into the log. Every line of a request carries its id (`reqId`, the
  * `X-Request-Id` it was answered with): Fastify binds it to `request.log`.
@@ -38,11 +42,16 @@ export class RequestLog extends LogController {
     const config = route.config as Partial<typeof route.config> | undefined;
     const elapsed = reply.elapsedTime;
     this.#observe?.(route.url, request.method, reply.statusCode, config?.countedEvent, elapsed);
+    const userAgent = request.headers['user-agent'];
     const fields = {
       method: request.method,
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
       responseTime: Math.round(elapsed * 100) / 100,
+      // After TRUST_PROXY: the address rate limits count.
+      remoteAddress: request.ip,
+      // Redacted like the URL: a client may put its access code anywhere.
+      userAgent: userAgent === undefined ? undefined : redactText(userAgent.slice(0, USER_AGENT_LOG_CHARS)),
     };
     if (error) request.log.error({ ...fields, err: error }, 'request failed');
     else if (config?.quietLog === true) request.log.debug(fields, 'request completed');

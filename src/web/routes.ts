@@ -10,6 +10,23 @@ const PAGE_CACHE = 'no-cache';
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
 /** `/favicon.ico` has no version in its URL: a day is plenty. */
 const FAVICON_CACHE = 'public, max-age=86400';
+/** Crawlers reread robots.txt about daily anyway. */
+const ROBOTS_CACHE = 'public, max-age=86400';
+
+/**
+ * What crawlers may fetch. Short URLs are for following, by people and by the crawlers that
+ * index the pages they are posted on, so the root is allowed (each follow counts an access,
+ * as any visit does). The API is not: `GET /v1/new_account` creates an account and
+ * `/v1/get/…` counts an access. Nor are the operations endpoints.
+ */
+export const ROBOTS_TXT = `# Shortlink: short URLs may be followed; the API and the operations endpoints may not.
+User-agent: *
+Disallow: /v1/
+Disallow: /metrics
+Disallow: /healthz
+Disallow: /readyz
+Allow: /
+`;
 
 /** True when the client's cached copy (If-None-Match) is the current one. */
 function isFresh(request: FastifyRequest, etag: string): boolean {
@@ -53,4 +70,9 @@ export function registerWebRoutes(app: FastifyInstance): void {
   const icon = (request: FastifyRequest, reply: FastifyReply) => sendFile(request, reply, favicon, FAVICON_CACHE);
   app.get('/favicon.ico', icon);
   app.head('/favicon.ico', icon);
+
+  const robots = (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.header('cache-control', ROBOTS_CACHE).type('text/plain; charset=utf-8').send(ROBOTS_TXT);
+  app.get('/robots.txt', robots);
+  app.head('/robots.txt', robots);
 }

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.ts';
 import { DomainError, ErrorCode } from '../../src/errors.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newAccount, openTestStore, testConfig } from '../helpers/app.ts';
-import { appFor, assertError, assertErrorBody, createLinkOk, HTML, listen, resolve } from './support.ts';
+import { appFor, assertError, assertErrorBody, createLinkOk, HTML, listen, rawRequest, resolve } from './support.ts';
 
 describe('unknown routes', () => {
   const routes: InjectOptions[] = [
@@ -107,6 +107,39 @@ describe('request errors', () => {
     assert.equal(response.status, 400);
     assert.equal(response.type, 'text/plain; charset=utf-8');
     assertErrorBody(response.body, 'handle request');
+  });
+
+  test('two Host headers answer 400 in plain text (RFC 9112 §3.2)', async (t) => {
+    const { app } = await appFor(t);
+    const target = await listen(app);
+    const response = await rawRequest(target, 'GET', '/v1/new_account', ['Host', 'other.example']);
+    assert.equal(response.status, 400);
+    assert.equal(response.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    assert.equal(response.body, 'Unable to handle request: the Host header must be sent once');
+    assert.equal((await rawRequest(target, 'GET', '/healthz')).status, 200, 'one Host header is fine');
+  });
+
+  test('an Expect other than 100-continue answers 417 in plain text with nosniff', async (t) => {
+    const { app } = await appFor(t);
+    const target = await listen(app);
+    for (const expect of ['bogus', '100-continue, bogus']) {
+      const response = await rawRequest(target, 'GET', '/v1/new_account', ['Expect', expect]);
+      assert.equal(response.status, 417, expect);
+      assert.equal(response.headers['content-type'], 'text/plain; charset=utf-8');
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      assert.match(String(response.headers['x-request-id']), /\S/);
+      assertErrorBody(response.body, 'handle request');
+    }
+    const injected = await app.inject({ method: 'GET', url: '/v1/new_account', headers: { expect: 'bogus' } });
+    assertError(injected, 417, 'handle request');
+  });
+
+  test('Expect: 100-continue still gets its answer', async (t) => {
+    const { app } = await appFor(t);
+    const target = await listen(app);
+    const response = await rawRequest(target, 'GET', '/healthz', ['Expect', '100-continue']);
+    assert.equal(response.status, 200);
   });
 
   test('HEAD on a creating endpoint answers 405 in plain text', async (t) => {
@@ -214,6 +247,19 @@ describe('storage unavailable', () => {
     const response = await faulty.app.inject({ method: 'GET', url: '/v1/links', query: { auth: code } });
     assertError(response, 503, 'list links');
     assert.equal(response.headers['www-authenticate'], undefined);
+  });
+
+  test('an outage logs one error line per cause per 10 s, while every request keeps its request line', async (t) => {
+    const faulty = await appWithFaultyStore(t);
+    await seed(faulty.app);
+    faulty.fail(unavailable);
+    faulty.lines.length = 0;
+    for (let i = 0; i < 50; i++) assert.equal((await resolve(faulty.app, 'stored')).statusCode, 503);
+    const entries = faulty.lines.map((line) => JSON.parse(line) as { level: number; msg: string; statusCode?: number; err?: unknown });
+    const errors = entries.filter((entry) => entry.level >= 50);
+    assert.equal(errors.length, 1, `error lines: ${errors.length}`);
+    assert.ok(errors[0]!.err !== undefined, 'the one line carries the detail');
+    assert.equal(entries.filter((entry) => entry.msg === 'request completed' && entry.statusCode === 503).length, 50);
   });
 
   test('the redirect path answers a storage failure in plain text, not the HTML 404 page', async (t) => {

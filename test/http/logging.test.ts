@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { InjectOptions } from 'fastify';
+import type { Config } from '../../src/config.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newAccount } from '../helpers/app.ts';
 import { appFor, createLinkOk, listen, rawRequest } from './support.ts';
@@ -12,12 +13,14 @@ interface LogEntry {
   url?: string;
   statusCode?: number;
   responseTime?: number;
+  remoteAddress?: string;
+  userAgent?: string;
 }
 
 /** An app logging at info into an array of lines. */
-async function loggedApp(t: TestContext, wrapStore?: (store: Store) => Store) {
+async function loggedApp(t: TestContext, { wrapStore, overrides = {} }: { wrapStore?: (store: Store) => Store; overrides?: Partial<Config> } = {}) {
   const chunks: string[] = [];
-  const testApp = await appFor(t, { logLevel: 'info' }, { logStream: { write: (chunk: string) => void chunks.push(chunk) }, ...(wrapStore && { wrapStore }) });
+  const testApp = await appFor(t, { logLevel: 'info', ...overrides }, { logStream: { write: (chunk: string) => void chunks.push(chunk) }, ...(wrapStore && { wrapStore }) });
   const lines = () => chunks.join('').split('\n').filter((line) => line !== '');
   return { ...testApp, lines, clear: () => void (chunks.length = 0) };
 }
@@ -70,6 +73,36 @@ describe('request logging', () => {
       assert.equal(typeof entry.responseTime, 'number');
       assert.ok(entry.url?.startsWith(String(options.url).split('?')[0]!), entry.url);
     }
+  });
+
+  test('names the client address and its User-Agent on each request line', async (t) => {
+    const { app, lines, clear } = await loggedApp(t);
+    clear();
+    await app.inject({ method: 'GET', url: '/v1/links', remoteAddress: '203.0.113.7', headers: { 'user-agent': 'curl/8.5.0' } });
+    await app.inject({ method: 'GET', url: '/v1/get/%E0%A4%A', remoteAddress: '2001:db8::7', headers: { 'user-agent': 'probe/1' } });
+    const [first, refused] = lines().map((line) => JSON.parse(line) as LogEntry);
+    assert.equal(first?.remoteAddress, '203.0.113.7');
+    assert.equal(first?.userAgent, 'curl/8.5.0');
+    assert.equal(refused?.remoteAddress, '2001:db8::7', 'also on a request refused before routing');
+    assert.equal(refused?.userAgent, 'probe/1');
+  });
+
+  test('logs the client address TRUST_PROXY finds, and a User-Agent without codes and cut short', async (t) => {
+    const { app, lines, clear } = await loggedApp(t, { overrides: { trustProxy: ['10.0.0.9'] } });
+    const { code } = await newAccount(app);
+    clear();
+    await app.inject({
+      method: 'GET',
+      url: '/v1/links',
+      remoteAddress: '10.0.0.9',
+      headers: { 'x-forwarded-for': '192.0.2.1, 198.51.100.1', 'user-agent': `tool ${code} ${'x'.repeat(5000)}` },
+    });
+    const line = lines()[0]!;
+    const entry = JSON.parse(line) as LogEntry;
+    assert.equal(entry.remoteAddress, '198.51.100.1');
+    assert.ok(!line.toLowerCase().includes(code), line);
+    assert.ok(entry.userAgent!.startsWith('tool [REDACTED] xxx'), entry.userAgent);
+    assert.ok(entry.userAgent!.length <= 256, `${entry.userAgent!.length} characters`);
   });
 
   test('logs a request that Fastify refuses before routing (bad percent-encoding)', async (t) => {
@@ -167,7 +200,7 @@ describe('access codes never reach the log', () => {
   test('keeps a 500 free of the code while still logging its detail', async (t) => {
     // Listing fails in a way no rule expects (not an outage, which would be a 503): the
     // same on every engine, unlike a closed store, which PostgreSQL reports as unreachable.
-    const { app, lines } = await loggedApp(t, (store) => ({ ...store, listLinks: () => Promise.reject(new Error('the store broke')) }));
+    const { app, lines } = await loggedApp(t, { wrapStore: (store) => ({ ...store, listLinks: () => Promise.reject(new Error('the store broke')) }) });
     const { code } = await newAccount(app);
     const response = await app.inject({ method: 'GET', url: `/v1/links?auth=${code}` });
     assert.equal(response.statusCode, 500);

@@ -17,7 +17,7 @@ interface Document {
 
 /** Routes that are not API: the web UI, its assets, and the docs UI itself. Nothing else may be left out. */
 const UNDOCUMENTED = (url: string) =>
-  url === '/' || url === '/favicon.ico' || url === '/assets/:version/:file' || url === '/docs' || url.startsWith('/docs/');
+  url === '/' || url === '/favicon.ico' || url === '/robots.txt' || url === '/assets/:version/:file' || url === '/docs' || url.startsWith('/docs/');
 
 /** Fastify's `/v1/get/:code` is OpenAPI's `/v1/get/{code}`. */
 const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

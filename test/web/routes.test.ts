@@ -211,6 +211,19 @@ describe('the web UI assets', () => {
   });
 });
 
+describe('/robots.txt', () => {
+  test('lets crawlers follow short URLs but keeps them out of the API and the operations endpoints', async (t) => {
+    const { app } = await appFor(t);
+    const response = await app.inject({ url: '/robots.txt' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    assert.match(String(response.headers['cache-control']), /max-age=\d+/);
+    const rules = response.body.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+    assert.deepEqual(rules, ['User-agent: *', 'Disallow: /v1/', 'Disallow: /metrics', 'Disallow: /healthz', 'Disallow: /readyz', 'Allow: /']);
+  });
+});
+
 describe('the short-URL 404 page', () => {
   test('is styled by the UI stylesheet, with no inline style and a strict CSP', async (t) => {
     const { app } = await appFor(t);

@@ -28,13 +28,10 @@ export interface MetricsRouteDeps {
 
 export function registerMetricsRoute(app: FastifyInstance, { metrics, token }: MetricsRouteDeps): void {
   const expected = token === undefined ? undefined : digest(token);
-  app.get(
-    '/metrics',
-    {
-      config: { quietLog: true },
-      schema: {
-        operationId: 'metrics',
-        summary: 'Prometheus metrics',
+  // HEAD answers the headers GET would (a monitor checking the endpoint), without the body.
+  const schema = (head: boolean) => ({
+        operationId: head ? 'metricsHead' : 'metrics',
+        summary: head ? 'Prometheus metrics, headers only' : 'Prometheus metrics',
         description:
           'Requests by route pattern and status with latency histograms, resolutions, redirects, links and accounts ' +
           'created or deleted, storage latency, group-commit batches, and Node process metrics. ' +
@@ -52,9 +49,8 @@ export function registerMetricsRoute(app: FastifyInstance, { metrics, token }: M
                 },
               }),
         },
-      },
-    },
-    async (request: FastifyRequest, reply: FastifyReply) => {
+  });
+  const scrape = async (request: FastifyRequest, reply: FastifyReply) => {
       if (expected !== undefined && !carriesToken(request, expected)) {
         return reply
           .code(401)
@@ -65,6 +61,7 @@ export function registerMetricsRoute(app: FastifyInstance, { metrics, token }: M
       }
       const body = await metrics.render();
       return reply.header('cache-control', 'no-store').type(metrics.contentType).send(body);
-    },
-  );
+  };
+  app.get('/metrics', { config: { quietLog: true }, schema: schema(false) }, scrape);
+  app.head('/metrics', { config: { quietLog: true }, schema: schema(true) }, scrape);
 }
