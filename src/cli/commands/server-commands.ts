@@ -23,6 +23,15 @@ export function describeStorage(config: Config): string {
   return `PostgreSQL ${url.href}`;
 }
 
+/**
+ * What `migrate` did, in one line: how many migrations it applied (a first run on an empty
+ * database applies them all), or that there was nothing to apply.
+ */
+export function describeMigration(applied: number, where: string): string {
+  if (applied === 0) return `The database is up to date (${where}).\n`;
+  return `Applied ${applied} migration${applied === 1 ? '' : 's'} (${where}); the database is up to date.\n`;
+}
+
 const ENVIRONMENT_HELP = `
 Configured by the environment, exactly as the server is: DATABASE_URL names the database
 (a SQLite file path, or postgres://…), default ./data/shortlinks.db. See the README.`;
