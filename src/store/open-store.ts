@@ -7,6 +7,8 @@ import type { StorageConfig } from '../config.ts';
 import type { AdminStore } from './admin.ts';
 import { DatabaseMissingError } from './errors.ts';
 import { openPostgresAdminStore } from './postgres/admin.ts';
+import { connectMigrated as connectPostgresMigrated } from './postgres/connection.ts';
+import { connectMigrated as connectSqliteMigrated } from './sqlite/connection.ts';
 import { openPostgresStore } from './postgres/store.ts';
 import { openSqliteAdminStore } from './sqlite/admin.ts';
 import { openSqliteStore } from './sqlite/store.ts';
@@ -42,5 +44,24 @@ export async function openAdminStore(storage: StorageConfig, options: OpenAdminO
       return openSqliteAdminStore({ path: storage.path, synchronous: storage.synchronous });
     case 'postgres':
       return openPostgresAdminStore({ url: storage.url, prepare: storage.prepare });
+  }
+}
+
+/**
+ * Brings the schema of the database the configuration names up to date, creating a SQLite
+ * file if needed, and returns how many migrations that applied (0: it already was).
+ */
+export async function migrateDatabase(storage: StorageConfig): Promise<number> {
+  switch (storage.kind) {
+    case 'sqlite': {
+      const { db, applied } = await connectSqliteMigrated({ path: storage.path, synchronous: storage.synchronous });
+      db.close();
+      return applied;
+    }
+    case 'postgres': {
+      const { sql, applied } = await connectPostgresMigrated({ url: storage.url, max: 1, applicationName: 'shortlink migrate' });
+      await sql.end();
+      return applied;
+    }
   }
 }

@@ -96,7 +96,7 @@ describe('shortlink migrate', () => {
     const path = folder.file('nested/dir/migrated.db');
     const first = await runCli(['migrate'], { env: { DATABASE_URL: `sqlite:${path}` } });
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.stdout, `The database is up to date (SQLite ${path}).\n`);
+    assert.equal(first.stdout, describeMigration(SQLITE_MIGRATIONS.length, `SQLite ${path}`));
     assert.ok(existsSync(path));
     const db = new DatabaseSync(path);
     try {
@@ -117,9 +117,7 @@ describe('shortlink migrate', () => {
     assert.equal(describeMigration(0, 'SQLite x.db'), 'The database is up to date (SQLite x.db).\n');
   });
 
-  // The store does not yet say how many migrations opening it applied (issue 13 item 18):
-  // once it does, `migrate` prints describeMigration(applied, …) and this passes.
-  test('says how many migrations it applied to a new database, and that a second run had nothing to apply', { todo: 'needs the store to report the migrations it applied' }, async () => {
+  test('says how many migrations it applied to a new database, and that a second run had nothing to apply', async () => {
     const path = folder.file('reported.db');
     const first = await runCli(['migrate'], { env: { DATABASE_URL: path } });
     assert.equal(first.code, 0, first.stderr);
@@ -145,7 +143,7 @@ describe('shortlink migrate', () => {
       for (let run = 0; run < 2; run++) {
         const result = await runCli(['migrate'], { env: { DATABASE_URL: database.url } });
         assert.equal(result.code, 0, result.stderr);
-        assert.match(result.stdout, /^The database is up to date \(PostgreSQL postgres:\/\//);
+        assert.match(result.stdout, run === 0 ? new RegExp(`^Applied ${POSTGRES_MIGRATIONS.length} migrations? \\(PostgreSQL postgres://`) : /^The database is up to date \(PostgreSQL postgres:\/\//);
       }
       const sql = postgres(database.url, { max: 1, onnotice: () => {} });
       try {

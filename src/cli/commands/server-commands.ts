@@ -79,15 +79,14 @@ ${ENVIRONMENT_HELP}
     const parsed = parseCommand(args, context, { command: migrate, options: {}, positionals: [] });
     if (parsed === undefined) return 0;
     const config = configOf(context.env);
-    const { openStore } = await import('../../store/open-store.ts');
-    let store;
+    const { migrateDatabase } = await import('../../store/open-store.ts');
+    let applied;
     try {
-      store = await openStore(config.storage);
+      applied = await migrateDatabase(config.storage);
     } catch (error) {
       throw new CliFailure(`cannot open the database (${(error as Error).message.split('\n')[0]})`);
     }
-    await store.close();
-    context.stdout.write(`The database is up to date (${describeStorage(config)}).\n`);
+    context.stdout.write(describeMigration(applied, describeStorage(config)));
     return 0;
   },
 };

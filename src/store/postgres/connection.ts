@@ -30,6 +30,11 @@ export interface PostgresConnectOptions {
  * schema migrated.
  */
 export async function connect(options: PostgresConnectOptions): Promise<Sql> {
+  return (await connectMigrated(options)).sql;
+}
+
+/** As connect(), also saying how many migrations it applied (`shortlink migrate` reports it). */
+export async function connectMigrated(options: PostgresConnectOptions): Promise<{ sql: Sql; applied: number }> {
   const sql: Sql = postgres(options.url, {
     max: options.max,
     prepare: options.prepare ?? true,
@@ -47,10 +52,9 @@ export async function connect(options: PostgresConnectOptions): Promise<Sql> {
     connection: { application_name: options.applicationName },
   }) as unknown as Sql;
   try {
-    await applyMigrations(sql);
+    return { sql, applied: await applyMigrations(sql) };
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
   }
-  return sql;
 }

@@ -42,6 +42,11 @@ function firstProblem(db: DatabaseSync, path: string): string | undefined {
 
 /** Opens (creating if needed) the database in WAL mode, its schema migrated. */
 export async function connect(options: SqliteConnectOptions): Promise<DatabaseSync> {
+  return (await connectMigrated(options)).db;
+}
+
+/** As connect(), also saying how many migrations it applied (`shortlink migrate` reports it). */
+export async function connectMigrated(options: SqliteConnectOptions): Promise<{ db: DatabaseSync; applied: number }> {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new DatabaseSync(options.path, { timeout: 5000, enableForeignKeyConstraints: true });
   try {
@@ -59,10 +64,9 @@ export async function connect(options: SqliteConnectOptions): Promise<DatabaseSy
     }
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    await applyMigrations(db);
+    return { db, applied: await applyMigrations(db) };
   } catch (error) {
     db.close();
     throw error;
   }
-  return db;
 }
