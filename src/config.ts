@@ -100,6 +100,12 @@ export interface Config {
    * here before connections are refused. The shutdown deadline counts after it.
    */
   readonly shutdownDelayMs: number;
+  /**
+   * Milliseconds a storage call may take (`STORAGE_TIMEOUT`, default 5 s): past it the call
+   * fails as storage unavailable (503 with Retry-After), and a whole request is cut a second
+   * later whatever it waits for.
+   */
+  readonly storageTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -392,6 +398,16 @@ export function loadConfig(env: Env = process.env): Config {
     else shutdownDelayMs = parsed;
   }
 
+  let storageTimeoutMs = 5000;
+  const rawStorageTimeout = text('STORAGE_TIMEOUT');
+  if (rawStorageTimeout !== undefined) {
+    const parsed = parseDuration(rawStorageTimeout, 600_000);
+    // 0 would fail every call, and under 100 ms a busy moment would: neither can be meant.
+    if (parsed === undefined || parsed < 100) {
+      problems.push(`STORAGE_TIMEOUT must be a duration from 100ms to 10 minutes, such as 5s or 2500ms, got ${quote(rawStorageTimeout)}`);
+    } else storageTimeoutMs = parsed;
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -416,6 +432,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: 9000,
     maxConnections,
     shutdownDelayMs,
+    storageTimeoutMs,
   });
 }
 

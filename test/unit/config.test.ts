@@ -29,6 +29,7 @@ describe('loadConfig defaults', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.redirectStatus, 302);
     assert.equal(config.metricsToken, undefined);
+    assert.equal(config.storageTimeoutMs, 5000);
   });
 
   test('derives the default BASE_URL from PORT', () => {
@@ -147,6 +148,23 @@ describe('loadConfig: REDIRECT_STATUS and METRICS_TOKEN', () => {
       const error = configError({ METRICS_TOKEN: token });
       assert.match(error.message, /METRICS_TOKEN/);
       assert.ok(!error.message.includes(token), 'a secret is never repeated on stderr');
+    }
+  });
+});
+
+describe('loadConfig: STORAGE_TIMEOUT', () => {
+  test('reads a duration in ms, s or m', () => {
+    assert.equal(loadConfig({ STORAGE_TIMEOUT: '2500ms' }).storageTimeoutMs, 2500);
+    assert.equal(loadConfig({ STORAGE_TIMEOUT: '1s' }).storageTimeoutMs, 1000);
+    assert.equal(loadConfig({ STORAGE_TIMEOUT: '2m' }).storageTimeoutMs, 120_000);
+  });
+
+  test('refuses a bare number, zero, under 100 ms and over 10 minutes', () => {
+    for (const value of ['5', '0', '0s', '50ms', '11m', 'soon', '-1s']) {
+      const error = configError({ STORAGE_TIMEOUT: value });
+      assert.match(error.message, /STORAGE_TIMEOUT/);
+      assert.ok(error.message.includes(`"${value}"`), error.message);
+      assert.equal(error.problems.length, 1);
     }
   });
 });
