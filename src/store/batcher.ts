@@ -12,37 +12,98 @@
  * of a batch of several runs again on its own, so one bad item costs only itself a
  * failure. Never retry an error that leaves the outcome unknown (a connection lost around
  * COMMIT): the batch may have been applied, and running it again would apply it twice.
+ *
+ * With `timeoutMs` (the storage deadline, src/store/deadline.ts), a call not answered within
+ * it rejects with the storage-unavailable error. A call still waiting for its batch is taken
+ * out of the queue first, so it is never applied. A call whose batch is already running is
+ * answered all the same, and the batch's `signal` is aborted: an engine that has not sent
+ * the batch yet (SQLite waiting for the write lock) gives up, one that has (PostgreSQL) lets
+ * it finish, and its late outcome for that call is dropped (ADR 14).
  */
+import { storageTimedOut } from './deadline.ts';
+
 export interface Batcher<I, O> {
   run(item: I): Promise<O>;
   /** Settles once every call made so far has been answered. */
   drain(): Promise<void>;
 }
 
+export interface BatcherOptions {
+  /** True when `error` certainly left nothing of the batch behind (see above). */
+  readonly retryAlone?: (error: unknown) => boolean;
+  /** The storage deadline of each call, in milliseconds; none when omitted. */
+  readonly timeoutMs?: number | undefined;
+}
+
 interface Waiting<I, O> {
-  item: I;
-  resolve(value: O): void;
-  reject(error: unknown): void;
+  readonly item: I;
+  readonly resolve: (value: O) => void;
+  readonly reject: (error: unknown) => void;
+  /** performance.now() by which the call must be answered. */
+  readonly deadline: number;
+  /** Set once the call is part of a running batch: aborted when the call times out. */
+  batch: AbortController | undefined;
+  settled: boolean;
 }
 
 export function createBatcher<I, O>(
-  runBatch: (items: readonly I[]) => Promise<readonly O[]>,
-  { retryAlone = () => false }: { retryAlone?: (error: unknown) => boolean } = {},
+  runBatch: (items: readonly I[], signal: AbortSignal) => Promise<readonly O[]>,
+  { retryAlone = () => false, timeoutMs }: BatcherOptions = {},
 ): Batcher<I, O> {
   let queue: Waiting<I, O>[] = [];
   let scheduled = false;
   let inFlight: Promise<void> | undefined;
 
+  // Every unanswered call, oldest first: with one timeout for all, also earliest deadline
+  // first. One timer, armed for the oldest call, stands for all of them: a timer per call
+  // would cost more than the call on the hot path.
+  const unanswered = new Set<Waiting<I, O>>();
+  let watchdog: NodeJS.Timeout | undefined;
+
+  function answer(waiting: Waiting<I, O>): boolean {
+    if (waiting.settled) return false;
+    waiting.settled = true;
+    unanswered.delete(waiting);
+    return true;
+  }
+  const succeed = (waiting: Waiting<I, O>, value: O) => answer(waiting) && waiting.resolve(value);
+  const fail = (waiting: Waiting<I, O>, error: unknown) => answer(waiting) && waiting.reject(error);
+
+  function arm(): void {
+    if (watchdog !== undefined || timeoutMs === undefined) return;
+    const oldest = unanswered.values().next();
+    if (oldest.done === true) return;
+    watchdog = setTimeout(expire, Math.max(0, oldest.value.deadline - performance.now()));
+    // A pending call does not keep the process alive by itself; neither should its deadline.
+    watchdog.unref();
+  }
+
+  function expire(): void {
+    watchdog = undefined;
+    // Timers fire on whole milliseconds: a deadline a fraction ahead counts as reached.
+    const now = performance.now() + 1;
+    for (const waiting of unanswered) {
+      if (waiting.deadline > now) break;
+      if (waiting.batch === undefined) queue = queue.filter((queued) => queued !== waiting);
+      else waiting.batch.abort();
+      fail(waiting, storageTimedOut(timeoutMs!));
+    }
+    arm();
+  }
+
   async function settle(batch: Waiting<I, O>[]): Promise<void> {
+    const controller = new AbortController();
+    for (const waiting of batch) waiting.batch = controller;
     try {
-      const results = await runBatch(batch.map((waiting) => waiting.item));
-      batch.forEach((waiting, i) => waiting.resolve(results[i]!));
+      const results = await runBatch(batch.map((waiting) => waiting.item), controller.signal);
+      batch.forEach((waiting, i) => succeed(waiting, results[i]!));
     } catch (error) {
       if (batch.length === 1 || !retryAlone(error)) {
-        for (const waiting of batch) waiting.reject(error);
+        for (const waiting of batch) fail(waiting, error);
         return;
       }
-      await Promise.all(batch.map((waiting) => settle([waiting])));
+      // Calls already answered by the deadline are not run again: nothing of them was kept.
+      await Promise.all(batch.filter((waiting) => !waiting.settled).map((waiting) => settle([waiting])));
     }
   }
 
@@ -60,7 +121,15 @@ export function createBatcher<I, O>(
   return {
     run(item) {
       return new Promise<O>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
+        const waiting: Waiting<I, O> = {
+          item, resolve, reject, batch: undefined, settled: false,
+          deadline: timeoutMs === undefined ? Infinity : performance.now() + timeoutMs,
+        };
+        queue.push(waiting);
+        if (timeoutMs !== undefined) {
+          unanswered.add(waiting);
+          arm();
+        }
         if (!scheduled && inFlight === undefined) {
           scheduled = true;
           setImmediate(start);

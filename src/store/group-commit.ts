@@ -32,9 +32,13 @@ export interface CountedLink<T> {
 /**
  * Applies `increments` (shortcode → how many accesses to add) in one durable step and
  * returns, for each shortcode that exists, the row with its new total. Must be atomic:
- * either every increment is committed or the call throws.
+ * either every increment is committed or the call throws. `signal` is aborted when one of
+ * the batch's resolutions has passed the storage deadline: give up if nothing was sent yet.
  */
-export type ApplyIncrements<T> = (increments: ReadonlyMap<string, number>) => Promise<Map<string, CountedLink<T>>>;
+export type ApplyIncrements<T> = (
+  increments: ReadonlyMap<string, number>,
+  signal: AbortSignal,
+) => Promise<Map<string, CountedLink<T>>>;
 
 export interface GroupCommit<T> {
   /** Counts one access to `shortCode`; settles with the row and this access's own count. */
@@ -43,16 +47,20 @@ export interface GroupCommit<T> {
   drain(): Promise<void>;
 }
 
-export function createGroupCommit<T>(apply: ApplyIncrements<T>): GroupCommit<T> {
+/**
+ * `timeoutMs`: the storage deadline. A resolution answered 503 by it before its batch was
+ * sent is never counted; one whose batch was in flight may still be counted (ADR 14).
+ */
+export function createGroupCommit<T>(apply: ApplyIncrements<T>, { timeoutMs }: { timeoutMs?: number | undefined } = {}): GroupCommit<T> {
   // A failed batch fails every access in it: the batch is atomic, so none of them was
   // counted. (Not retried one by one: a lost connection leaves a commit's outcome unknown.)
-  const batcher = createBatcher<string, CountedLink<T> | undefined>(async (codes) => {
+  const batcher = createBatcher<string, CountedLink<T> | undefined>(async (codes, signal) => {
     const increments = new Map<string, number>();
     for (const code of codes) increments.set(code, (increments.get(code) ?? 0) + 1);
     const started = performance.now();
     let results: Map<string, CountedLink<T>>;
     try {
-      results = await apply(increments);
+      results = await apply(increments, signal);
     } catch (error) {
       if (batches.hasSubscribers) {
         batches.publish({ accesses: codes.length, durationMs: performance.now() - started, ok: false } satisfies BatchEvent);
@@ -71,7 +79,7 @@ export function createGroupCommit<T>(apply: ApplyIncrements<T>): GroupCommit<T> 
       last.set(code, accesses);
       return { row: result.row, accesses };
     });
-  });
+  }, { timeoutMs });
 
   return {
     count: (shortCode) => batcher.run(shortCode),

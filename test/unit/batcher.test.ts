@@ -1,6 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createBatcher } from '../../src/store/batcher.ts';
+import { StorageTimeoutError } from '../../src/store/deadline.ts';
+import { DomainError, ErrorCode } from '../../src/errors.ts';
+
+/** Asserts that `error` is the storage deadline's storage-unavailable error. */
+function assertTimedOut(error: unknown): void {
+  assert.ok(error instanceof DomainError, String(error));
+  assert.equal(error.code, ErrorCode.StorageUnavailable);
+  assert.equal(error.retryAfter, 1);
+  assert.ok(error.cause instanceof StorageTimeoutError);
+}
 
 describe('createBatcher', () => {
   test('calls made in one turn run as one batch, answered in order', async () => {
@@ -79,5 +89,72 @@ describe('createBatcher', () => {
     await drained;
     await Promise.resolve(); // the .then callbacks above run after the answers
     assert.deepEqual(answered, [1, 2, 3]);
+  });
+
+  describe('with a storage deadline', () => {
+    test('a call queued behind a batch that never ends answers 503 at the deadline and is never run', async () => {
+      const batches: string[][] = [];
+      const { promise: never } = Promise.withResolvers<string[]>();
+      const { promise: firstStarted, resolve: signalStart } = Promise.withResolvers<void>();
+      const batcher = createBatcher<string, string>((items) => {
+        batches.push([...items]);
+        signalStart();
+        return never;
+      }, { timeoutMs: 100 });
+      const first = batcher.run('sent');
+      await firstStarted;
+      const started = performance.now();
+      const queued = batcher.run('queued');
+      const results = await Promise.allSettled([first, queued]);
+      const waited = performance.now() - started;
+      for (const result of results) {
+        assert.equal(result.status, 'rejected');
+        assertTimedOut(result.reason);
+      }
+      assert.ok(waited >= 90 && waited < 1000, `answered after ${waited.toFixed(0)} ms`);
+      assert.deepEqual(batches, [['sent']], 'the queued call was withdrawn, not run');
+    });
+
+    test('a call whose batch is running answers 503 at the deadline; the batch is told, and its late result is dropped', async () => {
+      let signal: AbortSignal | undefined;
+      const { promise: release, resolve: finish } = Promise.withResolvers<void>();
+      const batcher = createBatcher<string, string>(async (items, batchSignal) => {
+        signal = batchSignal;
+        await release;
+        return items.map((item) => item.toUpperCase());
+      }, { timeoutMs: 50 });
+      const call = batcher.run('late');
+      const outcome = await Promise.allSettled([call]);
+      assert.equal(outcome[0]!.status, 'rejected');
+      assertTimedOut((outcome[0] as PromiseRejectedResult).reason);
+      assert.equal(signal?.aborted, true, "the running batch's signal is aborted");
+      finish();
+      await batcher.drain();
+      // A call after the late batch is served normally.
+      assert.equal(await batcher.run('next'), 'NEXT');
+    });
+
+    test('calls answered by the deadline are not run again one by one after a refused batch', async () => {
+      const batches: string[][] = [];
+      const { promise: release, resolve: finish } = Promise.withResolvers<void>();
+      const batcher = createBatcher<string, string>(async (items) => {
+        batches.push([...items]);
+        if (items.length > 1) {
+          await release;
+          throw new Error('refused');
+        }
+        return items;
+      }, { timeoutMs: 50, retryAlone: () => true });
+      const results = await Promise.allSettled([batcher.run('a'), batcher.run('b')]);
+      for (const result of results) assertTimedOut((result as PromiseRejectedResult).reason);
+      finish();
+      await batcher.drain();
+      assert.deepEqual(batches, [['a', 'b']]);
+    });
+
+    test('calls answered in time are unaffected, and no timer keeps the process alive', async () => {
+      const batcher = createBatcher<number, number>(async (items) => items.map((n) => n + 1), { timeoutMs: 5000 });
+      assert.deepEqual(await Promise.all([1, 2, 3].map((n) => batcher.run(n))), [2, 3, 4]);
+    });
   });
 });
