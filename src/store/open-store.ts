@@ -54,7 +54,7 @@ export async function openAdminStore(storage: StorageConfig, options: OpenAdminO
 export async function migrateDatabase(storage: StorageConfig): Promise<number> {
   switch (storage.kind) {
     case 'sqlite': {
-      const { db, applied } = await connectSqliteMigrated({ path: storage.path, synchronous: storage.synchronous });
+      const { db, applied } = await connectSqliteMigrated({ path: storage.path, synchronous: storage.synchronous, busyTimeoutMs: 5000, lockWaitMs: 5000 });
       db.close();
       return applied;
     }

@@ -15,11 +15,13 @@ export interface SqliteAdminOptions {
 
 /**
  * Opens its own connection to the SQLite file, next to any server using it. Every write is one
- * short `BEGIN IMMEDIATE` transaction, so a running server waits at most one batch (its busy
- * timeout is 5 s) and the cap and uniqueness rules hold against its writes too.
+ * short `BEGIN IMMEDIATE` transaction, so the cap and uniqueness rules hold against the
+ * server's writes too, and a running server's writes wait (from timers, never blocking it)
+ * only that long. The CLI serves no one, so it may block on a server's lock: up to 5 s per
+ * statement, SQLite's own busy wait.
  */
 export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise<AdminStore> {
-  const db = await connect(options);
+  const db = await connect({ ...options, busyTimeoutMs: 5000, lockWaitMs: 5000 });
 
   const statements = {
     findAccount: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid = ?`),

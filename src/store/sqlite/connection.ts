@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { SqliteSynchronous } from '../../config.ts';
 import { DatabaseDamagedError } from '../errors.ts';
+import { retryWhileBusy } from './busy.ts';
 import { applyMigrations } from './migrations.ts';
 
 export interface SqliteConnectOptions {
@@ -23,6 +24,14 @@ export interface SqliteConnectOptions {
    * DatabaseDamagedError (the server's store; operator commands leave it out).
    */
   readonly check?: boolean;
+  /**
+   * How long a statement may sleep inside node:sqlite waiting for another connection's lock.
+   * 0 for the server (it waits from timers instead, sqlite/busy.ts); the CLI, which serves
+   * nobody meanwhile, may block.
+   */
+  readonly busyTimeoutMs: number;
+  /** How long opening waits, without blocking, for the lock the migrations need. */
+  readonly lockWaitMs: number;
 }
 
 // quick_check reads every page: measured ~90-200 ms for 100,000 links (a 16 MB file), so a
@@ -48,12 +57,13 @@ export async function connect(options: SqliteConnectOptions): Promise<DatabaseSy
 /** As connect(), also saying how many migrations it applied (`shortlink migrate` reports it). */
 export async function connectMigrated(options: SqliteConnectOptions): Promise<{ db: DatabaseSync; applied: number }> {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const db = new DatabaseSync(options.path, { timeout: 5000, enableForeignKeyConstraints: true });
+  const db = new DatabaseSync(options.path, { timeout: options.busyTimeoutMs, enableForeignKeyConstraints: true });
   try {
     if (options.check === true) {
       let problem: string | undefined;
       try {
-        problem = firstProblem(db, options.path);
+        // A read: in WAL mode refused only while another connection recovers the WAL.
+        problem = await retryWhileBusy(() => firstProblem(db, options.path), options.lockWaitMs);
       } catch (error) {
         // SQLITE_CORRUPT (11) or SQLITE_NOTADB (26) while checking: damaged too.
         const errcode = (error as { errcode?: unknown }).errcode;
@@ -62,9 +72,10 @@ export async function connectMigrated(options: SqliteConnectOptions): Promise<{ 
       }
       if (problem !== undefined) throw new DatabaseDamagedError(options.path, problem);
     }
-    db.exec('PRAGMA journal_mode = WAL');
+    // Switching a new file to WAL needs the write lock.
+    await retryWhileBusy(() => db.exec('PRAGMA journal_mode = WAL'), options.lockWaitMs);
     db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    return { db, applied: await applyMigrations(db) };
+    return { db, applied: await applyMigrations(db, { lockWaitMs: options.lockWaitMs }) };
   } catch (error) {
     db.close();
     throw error;

@@ -4,6 +4,7 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { MIGRATIONS_TABLE, pendingMigrations, type Migration } from '../migration.ts';
+import { retryWhileBusy } from './busy.ts';
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -39,8 +40,16 @@ export const MIGRATIONS: readonly Migration[] = [
  * has no version table yet, and its versions are recorded from that number first. The
  * pragma is still kept equal to the latest version, so that an older release opening the
  * file does not try to apply migration 1 again.
+ *
+ * While another connection holds the write lock, waits for it without blocking the event
+ * loop (sqlite/busy.ts), for up to `lockWaitMs`.
  */
-export function applyMigrations(db: DatabaseSync): Promise<number> {
+export function applyMigrations(db: DatabaseSync, { lockWaitMs = 5000 }: { lockWaitMs?: number } = {}): Promise<number> {
+  return retryWhileBusy(() => migrate(db), lockWaitMs);
+}
+
+/** One attempt: applies everything pending in one transaction, or throws having applied nothing. */
+function migrate(db: DatabaseSync): number {
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
@@ -58,9 +67,9 @@ export function applyMigrations(db: DatabaseSync): Promise<number> {
     }
     if (legacy < MIGRATIONS.length) db.exec(`PRAGMA user_version = ${MIGRATIONS.length}`);
     db.exec('COMMIT');
-    return Promise.resolve(pending.length);
+    return pending.length;
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
-    return Promise.reject(error);
+    throw error;
   }
 }

@@ -10,7 +10,9 @@ import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
   PingOptions,
 } from '../store.ts';
+import { DEFAULT_STORAGE_TIMEOUT_MS } from '../deadline.ts';
 import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
+import { isBusy, retryWhileBusy } from './busy.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { connect } from './connection.ts';
 import { guarded, translateError } from './errors.ts';
@@ -32,6 +34,11 @@ export interface SqliteOptions {
    * acknowledged write must be visible to the next request at once.
    */
   readonly shareReads?: boolean;
+  /**
+   * The storage deadline (STORAGE_TIMEOUT), default 5 s: how long a call waits for another
+   * connection's lock, from timers, before it fails as storage unavailable.
+   */
+  readonly timeoutMs?: number;
 }
 
 // Below this, writes that need a new page fail (SQLITE_FULL) although a probe may fit.
@@ -39,7 +46,10 @@ const MIN_FREE_BYTES = 1024 * 1024;
 
 /** Opens (creating if needed) a SQLite database, its schema migrated, as a Store. */
 export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
-  const db = await connect({ ...options, check: true });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS;
+  // Busy timeout 0: a lock held by another connection must never put the event loop to
+  // sleep inside a statement (sqlite/busy.ts); calls wait from timers instead.
+  const db = await connect({ path: options.path, synchronous: options.synchronous, busyTimeoutMs: 0, lockWaitMs: timeoutMs, check: true });
   try {
     // A 64 MiB page cache and memory-mapped reads: resolving random links among millions
     // then costs no read(2) per B-tree page (SQLite's default cache is 2 MiB).
@@ -100,22 +110,31 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     }
   }
   function read<R>(work: () => R): Promise<R> {
-    return guarded(() => {
+    return guarded(() => retryWhileBusy(() => {
       if (shareReads && !reading && !db.isTransaction) {
         begin.run();
         reading = true;
         setImmediate(endRead);
       }
-      return work();
-    });
+      try {
+        return work();
+      } catch (error) {
+        // In WAL mode a reader is refused only while another connection recovers the WAL
+        // (after a crash): end the read, so the retry starts a fresh one.
+        if (isBusy(error)) endRead();
+        throw error;
+      }
+    }, timeoutMs));
   }
 
   /**
    * Runs `work` between BEGIN IMMEDIATE and COMMIT, ending the shared read first; rolls back
-   * if `work` or the COMMIT throws.
+   * if `work` or the COMMIT throws. While another connection holds the write lock, tries
+   * again from timers (nothing was applied) until the deadline or until `signal` (the
+   * batcher's: a call of the batch was answered 503 meanwhile) is aborted.
    */
-  function transaction<R>(work: () => R): Promise<R> {
-    return guarded(() => {
+  function transaction<R>(work: () => R, signal?: AbortSignal): Promise<R> {
+    return guarded(() => retryWhileBusy(() => {
       endRead();
       beginWrite.run();
       try {
@@ -128,10 +147,10 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         try { rollback.run(); } catch { /* already rolled back by SQLite */ }
         throw error;
       }
-    });
+    }, timeoutMs, signal));
   }
 
-  const counter = createGroupCommit<LinkRecord>((increments) =>
+  const counter = createGroupCommit<LinkRecord>((increments, signal) =>
     transaction(() => {
       const results = new Map<string, CountedLink<LinkRecord>>();
       for (const [code, count] of increments) {
@@ -139,10 +158,10 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         if (row !== undefined) results.set(code, { row, accesses: row.accesses });
       }
       return results;
-    }),
-  );
+    }, signal),
+  { timeoutMs });
 
-  const writes = createWriteBatch(db, transaction, translateError);
+  const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
   const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
   let closed = false;
 

@@ -26,19 +26,21 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * `transaction` is the store's: it runs its callback between BEGIN IMMEDIATE and COMMIT and
- * rejects with a domain error when either fails (busy, disk full, I/O), in which case nothing
- * of the batch is kept and every write of it fails.
+ * rejects with a domain error when either fails (busy past the deadline, disk full, I/O), in
+ * which case nothing of the batch is kept and every write of it fails. `timeoutMs` is the
+ * storage deadline of each write (src/store/batcher.ts).
  */
 export function createWriteBatch(
   db: DatabaseSync,
-  transaction: <R>(work: () => R) => Promise<R>,
+  transaction: <R>(work: () => R, signal?: AbortSignal) => Promise<R>,
   translate: (error: unknown) => unknown,
+  timeoutMs?: number,
 ): WriteBatch {
   const savepoint = db.prepare('SAVEPOINT write');
   const release = db.prepare('RELEASE write');
   const undo = db.prepare('ROLLBACK TO write');
 
-  const batcher = createBatcher<Write, Outcome>((writes) =>
+  const batcher = createBatcher<Write, Outcome>((writes, signal) =>
     transaction(() =>
       writes.map(({ work, keep }): Outcome => {
         savepoint.run();
@@ -53,8 +55,8 @@ export function createWriteBatch(
           return { ok: false, error: translate(error) };
         }
       }),
-    ),
-  );
+    signal),
+  { timeoutMs });
 
   return {
     async run<R>(work: () => R, keep?: (result: R) => boolean): Promise<R> {
