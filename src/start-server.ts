@@ -42,7 +42,7 @@ async function openOrFail(config: Config): Promise<Store> {
   const misplaced = checkStoragePlace(config.storage);
   if (misplaced !== undefined) failStart(`Unable to start: cannot open the database: ${misplaced}`);
   try {
-    return await openStore(config.storage, { soleProcess: config.workers <= 1 });
+    return await openStore(config.storage, { soleProcess: config.workers <= 1, timeoutMs: config.storageTimeoutMs });
   } catch (error) {
     failStart(`Unable to start: cannot open the database (${(error as Error).message.split('\n')[0]})`);
   }

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import type { StorageConfig } from '../config.ts';
 import type { AdminStore } from './admin.ts';
+import { DEFAULT_STORAGE_TIMEOUT_MS } from './deadline.ts';
 import { DatabaseMissingError } from './errors.ts';
 import { openPostgresAdminStore } from './postgres/admin.ts';
 import { connectMigrated as connectPostgresMigrated } from './postgres/connection.ts';
@@ -14,16 +15,23 @@ import { openSqliteAdminStore } from './sqlite/admin.ts';
 import { openSqliteStore } from './sqlite/store.ts';
 import type { Store } from './store.ts';
 
-/**
- * Opens the store the configuration names, running its migrations. `soleProcess`: no other
- * server process writes to this database (false in `WORKERS` processes).
- */
-export async function openStore(storage: StorageConfig, { soleProcess = true } = {}): Promise<Store> {
+export interface OpenStoreOptions {
+  /** No other server process writes to this database (false in `WORKERS` processes). */
+  readonly soleProcess?: boolean;
+  /** The storage deadline (STORAGE_TIMEOUT); 5 s when omitted. */
+  readonly timeoutMs?: number;
+}
+
+/** Opens the store the configuration names, running its migrations. */
+export async function openStore(
+  storage: StorageConfig,
+  { soleProcess = true, timeoutMs = DEFAULT_STORAGE_TIMEOUT_MS }: OpenStoreOptions = {},
+): Promise<Store> {
   switch (storage.kind) {
     case 'sqlite':
-      return openSqliteStore({ path: storage.path, synchronous: storage.synchronous, shareReads: soleProcess });
+      return openSqliteStore({ path: storage.path, synchronous: storage.synchronous, shareReads: soleProcess, timeoutMs });
     case 'postgres':
-      return openPostgresStore({ url: storage.url, max: storage.poolMax, prepare: storage.prepare });
+      return openPostgresStore({ url: storage.url, max: storage.poolMax, prepare: storage.prepare, timeoutMs });
   }
 }
 

@@ -1,5 +1,6 @@
 import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createBatcher } from '../batcher.ts';
+import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type CountedLink } from '../group-commit.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
@@ -14,6 +15,11 @@ export interface PostgresOptions {
   readonly max?: number;
   /** Named prepared statements (true when omitted); false behind PgBouncer in transaction mode. */
   readonly prepare?: boolean;
+  /**
+   * The storage deadline (STORAGE_TIMEOUT), default 5 s: a call the database has not answered
+   * by then fails as storage unavailable (a frozen server, a lost network, crash recovery).
+   */
+  readonly timeoutMs?: number;
 }
 
 /** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
@@ -21,6 +27,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const sql = await connect({
     url: options.url, max: options.max ?? 10, prepare: options.prepare ?? true, applicationName: 'shortlink',
   });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS;
+  // Single queries race the deadline; batched ones get it from their batcher, which also
+  // knows whether the batch was sent. A timed-out query stays queued in the driver and runs
+  // when the server answers again: withdrawing it (query.cancel()) would, for one already
+  // sent, open a cancel connection whose failure nothing could catch.
+  const timed = <R>(work: () => PromiseLike<R>): Promise<Awaited<R>> => withDeadline(guarded(work), timeoutMs);
 
   const counter = createGroupCommit<LinkRecord>(async (increments) => {
     const codes = [...increments.keys()];
@@ -38,7 +50,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     const results = new Map<string, CountedLink<LinkRecord>>();
     for (const row of rows) results.set(row.shortCode, { row, accesses: row.accesses });
     return results;
-  });
+  }, { timeoutMs });
 
   // Creates are batched (src/store/batcher.ts): one statement and one commit for all the
   // creates that arrive while the previous batch is written. Per create, a transaction of
@@ -59,7 +71,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     const results = new Array<CreateLinkResult>(links.length);
     order.forEach((original, position) => (results[original] = row!.results[position]!));
     return results;
-  }, { retryAlone: refusedByServer });
+  }, { retryAlone: refusedByServer, timeoutMs });
 
   const accountCreates = createBatcher<NewAccount, AccountRecord>(async (accounts) => {
     const rows = await guarded(() => sql<(AccountRecord & { codeHash: string })[]>`
@@ -71,7 +83,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       RETURNING code_hash AS "codeHash", ${sql.unsafe(ACCOUNT_COLUMNS)}`);
     const byHash = new Map(rows.map(({ codeHash, ...account }) => [codeHash, account]));
     return accounts.map((a) => byHash.get(a.codeHash)!);
-  }, { retryAlone: refusedByServer });
+  }, { retryAlone: refusedByServer, timeoutMs });
 
   let closed = false;
 
@@ -83,7 +95,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
 
     async findAccountByCodeHash(codeHash: string) {
-      const [row] = await guarded(() => sql<AccountRecord[]>`
+      const [row] = await timed(() => sql<AccountRecord[]>`
         SELECT ${sql.unsafe(ACCOUNT_COLUMNS)} FROM accounts WHERE code_hash = ${codeHash}`);
       return row;
     },
@@ -92,34 +104,15 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return linkCreates.run(link);
     },
 
-    async deleteLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult> {
-      for (;;) {
-        // One statement: the delete and the freed slot commit together.
-        const [row] = await guarded(() => sql<{ deleted: number; exists: boolean }[]>`
-          WITH removed AS (
-            DELETE FROM links WHERE short_code = ${shortCode} AND created_by = ${accountUid} RETURNING created_by
-          ), freed AS (
-            UPDATE accounts SET link_count = link_count - 1 WHERE uid IN (SELECT created_by FROM removed) RETURNING uid
-          )
-          SELECT (SELECT count(*) FROM freed)::int AS deleted,
-                 EXISTS (SELECT 1 FROM links WHERE short_code = ${shortCode}) AS exists`);
-        if (row!.deleted === 1) return 'deleted';
-        if (!row!.exists) return 'not_found';
-        // The link was there in the statement's snapshot, yet the DELETE removed nothing:
-        // either it belongs to another account, or a concurrent delete removed it while this
-        // one waited for its row lock (the DELETE then sees the newer state, EXISTS does
-        // not). Look again with a fresh snapshot.
-        const [current] = await guarded(() => sql<{ createdBy: number }[]>`
-          SELECT created_by AS "createdBy" FROM links WHERE short_code = ${shortCode}`);
-        if (current === undefined) return 'not_found';
-        if (current.createdBy !== accountUid) return 'not_owner';
-        // Deleted and created again by the same account meanwhile: delete that one.
-      }
+    deleteLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult> {
+      // One deadline for the whole exchange. When it fires, the delete may still commit:
+      // the client saw 503, and a retry answers 404 (ADR 14).
+      return withDeadline(deleteOwnLink(shortCode, accountUid), timeoutMs);
     },
 
     async listLinks(accountUid: number) {
       // A plain array, not the driver's Result subclass.
-      return [...await guarded(() => sql<LinkRecord[]>`
+      return [...await timed(() => sql<LinkRecord[]>`
         SELECT ${sql.unsafe(LINK_COLUMNS)} FROM links WHERE created_by = ${accountUid} ORDER BY id`)];
     },
 
@@ -131,14 +124,14 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
 
     async findLink(shortCode: string) {
-      const [row] = await guarded(() => sql<LinkRecord[]>`
+      const [row] = await timed(() => sql<LinkRecord[]>`
         SELECT ${sql.unsafe(LINK_COLUMNS)} FROM links WHERE short_code = ${shortCode}`);
       return row;
     },
 
     async ping(options?: PingOptions) {
       // txid_current() assigns a transaction id, so the commit writes to the WAL.
-      await guarded(() => (options?.write === true ? sql`SELECT txid_current()` : sql`SELECT 1`));
+      await timed(() => (options?.write === true ? sql`SELECT txid_current()` : sql`SELECT 1`));
     },
 
     async close() {
@@ -150,4 +143,30 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       await sql.end({ timeout: 5 });
     },
   };
+
+  /** Deletes `shortCode` if `accountUid` owns it, freeing its slot in the same statement. */
+  async function deleteOwnLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult> {
+    for (;;) {
+      // One statement: the delete and the freed slot commit together.
+      const [row] = await guarded(() => sql<{ deleted: number; exists: boolean }[]>`
+        WITH removed AS (
+          DELETE FROM links WHERE short_code = ${shortCode} AND created_by = ${accountUid} RETURNING created_by
+        ), freed AS (
+          UPDATE accounts SET link_count = link_count - 1 WHERE uid IN (SELECT created_by FROM removed) RETURNING uid
+        )
+        SELECT (SELECT count(*) FROM freed)::int AS deleted,
+               EXISTS (SELECT 1 FROM links WHERE short_code = ${shortCode}) AS exists`);
+      if (row!.deleted === 1) return 'deleted';
+      if (!row!.exists) return 'not_found';
+      // The link was there in the statement's snapshot, yet the DELETE removed nothing:
+      // either it belongs to another account, or a concurrent delete removed it while this
+      // one waited for its row lock (the DELETE then sees the newer state, EXISTS does
+      // not). Look again with a fresh snapshot.
+      const [current] = await guarded(() => sql<{ createdBy: number }[]>`
+        SELECT created_by AS "createdBy" FROM links WHERE short_code = ${shortCode}`);
+      if (current === undefined) return 'not_found';
+      if (current.createdBy !== accountUid) return 'not_owner';
+      // Deleted and created again by the same account meanwhile: delete that one.
+    }
+  }
 }
