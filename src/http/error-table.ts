@@ -35,7 +35,7 @@ const FRAMEWORK_REASONS: Readonly<Record<string, ErrorReply>> = {
   FST_ERR_CTP_INVALID_TYPE: { status: 415, reason: 'the content type is not valid' },
   FST_ERR_BAD_URL: { status: 400, reason: 'the request path is not valid' },
   FST_ERR_ASYNC_CONSTRAINT: { status: 400, reason: 'the request could not be routed' },
-  FST_ERR_REQ_HANDLER_TIMEOUT: { status: 503, reason: 'the request took too long', retryAfter: 1 },
+  FST_ERR_HANDLER_TIMEOUT: { status: 503, reason: 'the request took too long', retryAfter: 1 },
 };
 
 interface ErrorLike {

@@ -4,6 +4,13 @@ export const REQUEST_BOUNDS = {
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
+  /**
+   * A request is answered 503 at the latest this long after STORAGE_TIMEOUT from when its
+   * headers arrived, whatever it waits for: storage calls fail at STORAGE_TIMEOUT on their
+   * own, this catches anything else (a rate-limit counter, a bug) and leaves them the time
+   * to answer first with their own error.
+   */
+  handlerMarginMs: 1_000,
   // A 2000-character shortcode must reach the router intact (its default cap is 100).
   maxParamLength: 8 * 1024,
   // Pipelining: requests of one connection processed at once; more wait (reading stops) up to
