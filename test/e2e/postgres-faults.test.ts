@@ -74,13 +74,13 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
   });
 
   /** A fresh database on the private server and a server process on it. */
-  async function fixture(t: { after(fn: () => Promise<void>): void }) {
+  async function fixture(t: { after(fn: () => Promise<void>): void }, env: Record<string, string> = {}) {
     const database = await createPostgresDatabase(pg.adminUrl);
     t.after(async () => {
       await pg.start().catch(() => undefined); // dropping needs the server up (a no-op error if it is)
       await database.drop();
     });
-    const server = await startServer({ databasePath: database.url, env: { DEFAULT_MAX_LINKS: '1000' } });
+    const server = await startServer({ databasePath: database.url, env: { DEFAULT_MAX_LINKS: '1000', ...env } });
     return server;
   }
 
@@ -222,5 +222,83 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
     // A 503 may hide a commit whose answer the crash cut off, never more than that.
     assert.ok(stored <= answered.ok + answered.unavailable, `stored ${stored} <= ${answered.ok} + ${answered.unavailable}`);
     assert.equal((await server.stop('SIGTERM')).code, 0);
+  });
+
+  test('frozen (kill -STOP): every request answers 503 within STORAGE_TIMEOUT and a margin, /healthz at once; after kill -CONT it serves again with nothing acknowledged lost', async (t) => {
+    const STORAGE_TIMEOUT_MS = 1000;
+    // STORAGE_TIMEOUT, then the whole-request deadline one second later at the latest.
+    const LATEST_MS = STORAGE_TIMEOUT_MS + 1500;
+    const server = await fixture(t, { STORAGE_TIMEOUT: `${STORAGE_TIMEOUT_MS}ms` });
+    t.after(() => pg.thaw());
+
+    const created = JSON.parse((await call(server, '/v1/new_account')).text) as { Uid: number; AccessCode: string };
+    const auth = { authorization: `Bearer ${created.AccessCode}` };
+    for (const short of ['kept-link', 'other-link', 'doomed-link']) {
+      assert.equal((await call(server, `/v1/link?url=https://example.org/${short}&short=${short}`, { headers: auth })).status, 200);
+    }
+    let resolved = 0;
+    for (let i = 1; i <= 3; i++) {
+      assert.equal((JSON.parse((await call(server, '/v1/get/kept-link')).text) as LinkJson).Accesses, i);
+      resolved++;
+    }
+
+    pg.freeze();
+    let unavailableResolutions = 0;
+    const latencies: number[] = [];
+    const health: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      // The delete goes to a link of its own: it may still be applied after the thaw.
+      const requests = storageRequests(created.AccessCode, 'kept-link').map(([path, init, operation]): [string, RequestInit, string] =>
+        init.method === 'DELETE' ? ['/v1/link?short=doomed-link', init, operation] : [path, init, operation]);
+      const [replies, healthz] = await Promise.all([
+        Promise.all(requests.map(([path, init]) => call(server, path, init))),
+        call(server, '/healthz'),
+      ]);
+      assert.equal(healthz.status, 200);
+      health.push(healthz.ms);
+      replies.forEach((reply, i) => {
+        const [path, init, operation] = requests[i]!;
+        const what = `${init.method ?? 'GET'} ${path}`;
+        assert.equal(reply.status, 503, `${what}: ${reply.status} ${reply.text}`);
+        assert.equal(reply.headers.get('retry-after'), '1', what);
+        if (init.method !== 'HEAD') assert.match(reply.text, new RegExp(`^Unable to ${operation}: `), what);
+        if (operation === 'resolve link') unavailableResolutions++;
+        latencies.push(reply.ms);
+      });
+    }
+    t.diagnostic(
+      `${latencies.length} requests while frozen: 503 after ${Math.min(...latencies).toFixed(0)}–${Math.max(...latencies).toFixed(0)} ms; ` +
+        `/healthz ${health.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+    );
+    assert.ok(Math.max(...latencies) < LATEST_MS, `every request answered within ${LATEST_MS} ms while frozen`);
+    assert.ok(Math.max(...health) < 200, '/healthz answered at once');
+
+    pg.thaw();
+    const thawed = performance.now();
+    let reply: Reply;
+    do {
+      reply = await call(server, '/v1/get_account', { headers: auth });
+      if (reply.status === 200) break;
+      assert.equal(reply.status, 503, reply.text);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (performance.now() - thawed < RECOVERY_TIMEOUT_MS);
+    assert.equal(reply.status, 200, `serves again within ${RECOVERY_TIMEOUT_MS} ms of kill -CONT`);
+    t.diagnostic(`serving again ${(performance.now() - thawed).toFixed(0)} ms after kill -CONT`);
+
+    // Everything acknowledged is there; a write answered 503 may or may not have been applied
+    // (its batch was in flight when the deadline fired), but never twice.
+    const links = JSON.parse((await call(server, '/v1/links', { headers: auth })).text) as LinkJson[];
+    const byCode = new Map(links.map((link) => [link.ShortCode, link]));
+    assert.ok(byCode.has('kept-link') && byCode.has('other-link'), JSON.stringify(links));
+    const stored = byCode.get('kept-link')!.Accesses;
+    assert.ok(stored >= resolved && stored <= resolved + unavailableResolutions, `stored ${stored}: ${resolved} answered + at most ${unavailableResolutions} answered 503`);
+    const next = JSON.parse((await call(server, '/v1/get/kept-link')).text) as LinkJson;
+    assert.equal(next.Accesses, stored + 1, 'counting goes on from the stored count');
+    const after = await call(server, '/v1/link?url=https://example.org/after&short=after-thaw', { headers: auth });
+    assert.equal(after.status, 200, after.text);
+
+    const stop = await server.stop('SIGTERM');
+    assert.equal(stop.code, 0, 'shuts down cleanly after the freeze');
+    assert.doesNotMatch(server.stderr(), /\S/, 'nothing on stderr');
   });
 });

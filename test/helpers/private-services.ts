@@ -79,8 +79,32 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** `fast`: clean shutdown (clients are told so). `immediate`: like a crash (recovery at the next start). */
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  /**
+   * `kill -STOP` of the postmaster and every backend: connections stay open and nothing
+   * answers, as with a frozen VM or a stalled disk. Only this private server is signalled.
+   */
+  freeze(): void;
+  /** `kill -CONT` of everything `freeze` stopped, and of the postmaster's children now. */
+  thaw(): void;
   /** Stops the server (if running) and removes its folder. */
   destroy(): Promise<void>;
+}
+
+/** The processes whose parent is `pid`, from /proc (field 4 of /proc/<pid>/stat). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command name (field 2) may hold spaces; fields after its closing parenthesis are plain.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === pid) children.push(Number(entry));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return children;
 }
 
 /**
@@ -136,16 +160,46 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     throw error;
   }
 
+  const postmaster = () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const signal = (pids: readonly number[], name: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // Ended meanwhile.
+      }
+    }
+  };
+  const frozen = new Set<number>();
+  const thaw = () => {
+    signal([...frozen], 'SIGCONT');
+    frozen.clear();
+  };
+  // A test that fails while the server is frozen must not leave it stopped for destroy().
+  leftovers.add(thaw);
+
   return {
     port,
     adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
     dataDir: data,
     start,
     stop,
+    freeze() {
+      // The postmaster first, so that it starts no new backend meanwhile.
+      const main = postmaster();
+      signal([main], 'SIGSTOP');
+      frozen.add(main);
+      const backends = childrenOf(main);
+      signal(backends, 'SIGSTOP');
+      for (const pid of backends) frozen.add(pid);
+    },
+    thaw,
     async destroy() {
+      thaw();
       if (running) await stop('immediate').catch(() => undefined);
       killLeftover();
       leftovers.delete(killLeftover);
+      leftovers.delete(thaw);
     },
   };
 }
