@@ -41,6 +41,11 @@ export function retryWhileBusy<R>(attempt: () => R, timeoutMs: number, signal?: 
           return;
         }
         setTimeout(() => {
+          // Aborted while waiting: the caller has been answered 503, so nothing may be applied now.
+          if (signal?.aborted === true) {
+            reject(lastError);
+            return;
+          }
           try {
             resolve(attempt());
           } catch (next) {
