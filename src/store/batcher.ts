@@ -18,7 +18,7 @@
  * out of the queue first, so it is never applied. A call whose batch is already running is
  * answered all the same, and the batch's `signal` is aborted: an engine that has not sent
  * the batch yet (SQLite waiting for the write lock) gives up, one that has (PostgreSQL) lets
- * it finish, and its late outcome for that call is dropped (ADR 14).
+ * it finish, and its late outcome for that call is dropped (ADR 15).
  */
 import { storageTimedOut } from './deadline.ts';
 

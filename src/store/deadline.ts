@@ -3,7 +3,7 @@
  * within it rejects with the storage-unavailable error (503 with Retry-After), so a frozen or
  * locked database costs a client at most that long instead of as long as it stays frozen.
  * Batched calls get theirs from the batcher (src/store/batcher.ts), which knows whether a
- * call was already sent; single calls use `withDeadline`. ADR 14 says what a late outcome means.
+ * call was already sent; single calls use `withDeadline`. ADR 15 says what a late outcome means.
  */
 import { storageUnavailable } from './errors.ts';
 

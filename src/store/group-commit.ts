@@ -49,7 +49,7 @@ export interface GroupCommit<T> {
 
 /**
  * `timeoutMs`: the storage deadline. A resolution answered 503 by it before its batch was
- * sent is never counted; one whose batch was in flight may still be counted (ADR 14).
+ * sent is never counted; one whose batch was in flight may still be counted (ADR 15).
  */
 export function createGroupCommit<T>(apply: ApplyIncrements<T>, { timeoutMs }: { timeoutMs?: number | undefined } = {}): GroupCommit<T> {
   // A failed batch fails every access in it: the batch is atomic, so none of them was

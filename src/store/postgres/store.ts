@@ -106,7 +106,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
 
     deleteLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult> {
       // One deadline for the whole exchange. When it fires, the delete may still commit:
-      // the client saw 503, and a retry answers 404 (ADR 14).
+      // the client saw 503, and a retry answers 404 (ADR 15).
       return withDeadline(deleteOwnLink(shortCode, accountUid), timeoutMs);
     },
 
