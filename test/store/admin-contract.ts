@@ -34,6 +34,19 @@ function plain<T extends object>(record: T | undefined): T | undefined {
 
 const WRITE: ImportOptions = { accountUid: null, raiseCap: false, dryRun: false };
 
+/** An OpenedAdminStore whose cleanup closes both stores, then runs `remove`. */
+export function openedAdminStore(admin: AdminStore, store: Store, remove: () => void = () => {}): OpenedAdminStore {
+  return {
+    admin,
+    store,
+    async cleanup() {
+      await admin.close();
+      await store.close();
+      remove();
+    },
+  };
+}
+
 export function adminStoreContract(name: string, open: () => Promise<OpenedAdminStore>): void {
   describe(`admin store contract: ${name}`, () => {
     let opened: OpenedAdminStore;

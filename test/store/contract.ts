@@ -25,6 +25,27 @@ export interface OpenedStore {
   reopen?(): Promise<Store>;
 }
 
+/**
+ * An OpenedStore whose stores all come from `open` (so `reopen` reaches the same database);
+ * cleanup closes every one of them, then runs `remove`.
+ */
+export async function reopenableStore(open: () => Promise<Store>, remove: () => void = () => {}): Promise<OpenedStore> {
+  const opened: Store[] = [];
+  const openOne = async (): Promise<Store> => {
+    const store = await open();
+    opened.push(store);
+    return store;
+  };
+  return {
+    store: await openOne(),
+    reopen: openOne,
+    async cleanup() {
+      for (const store of opened) await store.close();
+      remove();
+    },
+  };
+}
+
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 function randomTag(length: number): string {

@@ -11,11 +11,10 @@ import postgres from 'postgres';
 import { openPostgresAdminStore } from '../../src/store/postgres/admin.ts';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import type { Store } from '../../src/store/store.ts';
 import { pgbouncerGate, startPgbouncer, type PrivatePgbouncer } from '../helpers/pgbouncer.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
-import { adminStoreContract, type OpenedAdminStore } from './admin-contract.ts';
-import { storeContract, type OpenedStore } from './contract.ts';
+import { adminStoreContract, openedAdminStore, type OpenedAdminStore } from './admin-contract.ts';
+import { reopenableStore, storeContract, type OpenedStore } from './contract.ts';
 
 const gate = postgresGate();
 const bouncerGate = pgbouncerGate();
@@ -45,32 +44,11 @@ describe('PostgreSQL through PgBouncer (transaction mode, PG_PREPARE=false)', { 
     }
   });
 
-  storeContract('postgres through PgBouncer', async (): Promise<OpenedStore> => {
-    const opened: Store[] = [];
-    const open = async () => {
-      const store = await openPostgresStore({ url: bouncer.url, max: 4, prepare: false });
-      opened.push(store);
-      return store;
-    };
-    return {
-      store: await open(),
-      reopen: open,
-      async cleanup() {
-        for (const store of opened) await store.close();
-      },
-    };
-  });
+  storeContract('postgres through PgBouncer', (): Promise<OpenedStore> =>
+    reopenableStore(() => openPostgresStore({ url: bouncer.url, max: 4, prepare: false })));
 
   adminStoreContract('postgres through PgBouncer', async (): Promise<OpenedAdminStore> => {
     const admin = await openPostgresAdminStore({ url: bouncer.url, prepare: false });
-    const store = await openPostgresStore({ url: bouncer.url, max: 4, prepare: false });
-    return {
-      admin,
-      store,
-      async cleanup() {
-        await admin.close();
-        await store.close();
-      },
-    };
+    return openedAdminStore(admin, await openPostgresStore({ url: bouncer.url, max: 4, prepare: false }));
   });
 });

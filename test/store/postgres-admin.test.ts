@@ -2,7 +2,7 @@ import { after, before, describe } from 'node:test';
 import { openPostgresAdminStore } from '../../src/store/postgres/admin.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
-import { adminStoreContract, type OpenedAdminStore } from './admin-contract.ts';
+import { adminStoreContract, openedAdminStore, type OpenedAdminStore } from './admin-contract.ts';
 
 const gate = postgresGate();
 
@@ -18,14 +18,6 @@ describe('PostgreSQL admin store', { skip: gate.skip }, () => {
 
   adminStoreContract('postgres', async (): Promise<OpenedAdminStore> => {
     const admin = await openPostgresAdminStore({ url: database.url });
-    const store = await openPostgresStore({ url: database.url, max: 4 });
-    return {
-      admin,
-      store,
-      async cleanup() {
-        await admin.close();
-        await store.close();
-      },
-    };
+    return openedAdminStore(admin, await openPostgresStore({ url: database.url, max: 4 }));
   });
 });

@@ -6,7 +6,7 @@ import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { MIGRATIONS as POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
-import { storeContract, type OpenedStore } from './contract.ts';
+import { reopenableStore, storeContract, type OpenedStore } from './contract.ts';
 
 const gate = postgresGate();
 
@@ -20,21 +20,7 @@ describe('PostgreSQL store', { skip: gate.skip }, () => {
     await database?.drop();
   });
 
-  storeContract('postgres', async (): Promise<OpenedStore> => {
-    const opened: Store[] = [];
-    const open = async () => {
-      const store = await openPostgresStore({ url: database.url, max: 4 });
-      opened.push(store);
-      return store;
-    };
-    return {
-      store: await open(),
-      reopen: open,
-      async cleanup() {
-        for (const store of opened) await store.close();
-      },
-    };
-  });
+  storeContract('postgres', (): Promise<OpenedStore> => reopenableStore(() => openPostgresStore({ url: database.url, max: 4 })));
 
   test('migrations run once even when several instances start at the same moment', async () => {
     const sqls = Array.from({ length: 4 }, () => postgres(database.url, { max: 1, onnotice: () => {} }));

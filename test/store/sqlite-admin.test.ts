@@ -2,21 +2,12 @@ import { join } from 'node:path';
 import { openSqliteAdminStore } from '../../src/store/sqlite/admin.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { tempDir } from '../helpers/app.ts';
-import { adminStoreContract, type OpenedAdminStore } from './admin-contract.ts';
+import { adminStoreContract, openedAdminStore, type OpenedAdminStore } from './admin-contract.ts';
 
 adminStoreContract('sqlite', async (): Promise<OpenedAdminStore> => {
   const dir = tempDir('shortlink-sqlite-admin-');
   const path = join(dir.path, 'store.db');
   // The admin store first, as `shortlink migrate` or an import into a new file would.
   const admin = await openSqliteAdminStore({ path });
-  const store = await openSqliteStore({ path });
-  return {
-    admin,
-    store,
-    async cleanup() {
-      await admin.close();
-      await store.close();
-      dir.remove();
-    },
-  };
+  return openedAdminStore(admin, await openSqliteStore({ path }), dir.remove);
 });

@@ -9,7 +9,7 @@ import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migratio
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/app.ts';
-import { storeContract, type OpenedStore } from './contract.ts';
+import { reopenableStore, storeContract, type OpenedStore } from './contract.ts';
 
 /** A SQLite file in its own temp folder; every store opened on it is closed by cleanup(). */
 function sqliteFile(): { path: string; open(options?: { shareReads?: boolean }): Promise<Store>; cleanup(): Promise<void> } {
@@ -49,20 +49,7 @@ storeContract('sqlite in memory', async (): Promise<OpenedStore> => {
 storeContract('sqlite file with synchronous=full', async (): Promise<OpenedStore> => {
   const dir = tempDir('shortlink-sqlite-full-');
   const path = join(dir.path, 'nested', 'folder', 'store.db');
-  const stores: Store[] = [];
-  const open = async (): Promise<Store> => {
-    const store = await openSqliteStore({ path, synchronous: 'full' });
-    stores.push(store);
-    return store;
-  };
-  return {
-    store: await open(),
-    reopen: open,
-    async cleanup() {
-      for (const store of stores) await store.close();
-      dir.remove();
-    },
-  };
+  return reopenableStore(() => openSqliteStore({ path, synchronous: 'full' }), dir.remove);
 });
 
 /** Reads the database with a second, independent connection. */
