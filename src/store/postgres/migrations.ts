@@ -147,6 +147,18 @@ export const MIGRATIONS: readonly Migration[] = [
   $$;
   `,
   },
+  {
+    version: 4,
+    // CONTRACT §7.1-7.3, the same columns as SQLite's migration 2.
+    name: 'link details and account control',
+    sql: `
+  ALTER TABLE links ADD COLUMN title text;
+  ALTER TABLE links ADD COLUMN tags text NOT NULL DEFAULT '';
+  ALTER TABLE links ADD COLUMN expires_at text;
+  ALTER TABLE links ADD COLUMN max_visits integer CHECK (max_visits IS NULL OR max_visits >= 1);
+  ALTER TABLE accounts ADD COLUMN disabled boolean NOT NULL DEFAULT false;
+  `,
+  },
 ];
 
 /**

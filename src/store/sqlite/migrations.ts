@@ -30,6 +30,20 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX links_by_account ON links (created_by, id);
   `,
   },
+  {
+    version: 2,
+    // CONTRACT §7.1-7.3. Tags are kept lower-case and comma-joined ('' for none); ExpiresAt
+    // as \`toISOString()\` text (UTC), so it compares as text; a disabled account's links
+    // answer 410 and its calls 403.
+    name: 'link details and account control',
+    sql: `
+  ALTER TABLE links ADD COLUMN title TEXT;
+  ALTER TABLE links ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+  ALTER TABLE links ADD COLUMN expires_at TEXT;
+  ALTER TABLE links ADD COLUMN max_visits INTEGER CHECK (max_visits IS NULL OR max_visits >= 1);
+  ALTER TABLE accounts ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1));
+  `,
+  },
 ];
 
 /**
