@@ -16,6 +16,10 @@ export const ErrorCode = {
   LinkCapReached: 'link_cap_reached',
   /** The link exists but belongs to another account. */
   NotOwner: 'not_owner',
+  /** The link exists but no longer resolves: expired, at its visit limit, or disabled. */
+  LinkGone: 'link_gone',
+  /** The caller's account has been disabled by an administrator. */
+  AccountDisabled: 'account_disabled',
   /** No live link has this shortcode. */
   LinkNotFound: 'link_not_found',
   /** The chosen shortcode is held by another link. */

@@ -11,7 +11,7 @@
  * the service's one-line message (`Unable to create link: …`).
  */
 
-import type { Account, Link } from '../http/schemas.ts';
+import type { Account, Link, LinkDetails } from '../http/schemas.ts';
 
 /**
  * An account (`newAccount`, `getAccount`) and a link (`resolve`, `listLinks`): the types of
@@ -19,11 +19,45 @@ import type { Account, Link } from '../http/schemas.ts';
  * Type-only: the client loads nothing of the server at run time. The AccessCode is the
  * account's only credential; keep it, the service cannot show it again.
  */
-export type { Account, Link };
+export type { Account, Link, LinkDetails };
 
 export interface CreateLinkOptions {
   /** A shortcode of your choice (5–2000 of `A–Z a–z 0–9 - . _ ~`); generated when omitted. */
   readonly short?: string;
+  /** Up to 200 characters, no control characters. */
+  readonly title?: string;
+  /** At most 10, each 1–50 of `A–Z a–z 0–9 - _ .`; stored lower case. */
+  readonly tags?: readonly string[];
+  /** When the link stops resolving: a Date, or RFC 3339 text with an offset; in the future. */
+  readonly expires?: Date | string;
+  /** How many resolutions the link allows in all (1 to 2,147,483,647). */
+  readonly maxVisits?: number;
+}
+
+/** An edit (`updateLink`): fields left out stay as they are; null clears one. */
+export interface LinkChanges {
+  readonly url?: string;
+  readonly title?: string | null;
+  readonly tags?: readonly string[] | null;
+  readonly expires?: Date | string | null;
+  readonly maxVisits?: number | null;
+}
+
+export interface ListLinksOptions {
+  /** Only links whose shortcode, target or title contains this (case-insensitive). */
+  readonly q?: string;
+  /** Only links carrying all of these tags. */
+  readonly tags?: readonly string[];
+  /** At most this many links (1–1000); all matching links when omitted. */
+  readonly limit?: number;
+  /** Where to start: a previous page's `nextCursor`. */
+  readonly cursor?: string;
+}
+
+export interface LinkPage {
+  readonly links: LinkDetails[];
+  /** Pass as `cursor` for the next page; undefined on the last one. */
+  readonly nextCursor: string | undefined;
 }
 
 export interface ShortlinkClientOptions {
@@ -52,7 +86,7 @@ export class ShortlinkError extends Error {
   }
 }
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 interface RequestSpec {
   readonly method: Method;
@@ -105,15 +139,45 @@ export class ShortlinkClient {
   /** Creates a link and returns its short URL (`BASE_URL/ShortCode`, as the service answers it). */
   async createLink(url: string, options: CreateLinkOptions = {}): Promise<string> {
     // Parameters go in a JSON body, which keeps the target out of request logs.
-    const body: Record<string, string> = { url };
+    const body: Record<string, unknown> = { url };
     if (options.short !== undefined) body.short = options.short;
+    if (options.title !== undefined) body.title = options.title;
+    if (options.tags !== undefined) body.tags = [...options.tags];
+    if (options.expires !== undefined) body.expires = timeText(options.expires);
+    if (options.maxVisits !== undefined) body.max_visits = options.maxVisits;
     const response = await this.#send({ method: 'POST', path: '/v1/link', authenticated: true, operation: 'create link', body });
     return response.text();
   }
 
-  /** The account's links, oldest first. */
-  async listLinks(): Promise<Link[]> {
-    return this.#json<Link[]>({ method: 'GET', path: '/v1/links', authenticated: true, operation: 'list links' });
+  /** Edits one of the account's links (`PATCH /v1/link`) and answers it as it then stands. */
+  async updateLink(shortCode: string, changes: LinkChanges): Promise<LinkDetails> {
+    const body: Record<string, unknown> = { short: shortCode };
+    if (changes.url !== undefined) body.url = changes.url;
+    if (changes.title !== undefined) body.title = changes.title ?? '';
+    if (changes.tags !== undefined) body.tags = changes.tags === null ? [] : [...changes.tags];
+    if (changes.expires !== undefined) body.expires = changes.expires === null ? '' : timeText(changes.expires);
+    if (changes.maxVisits !== undefined) body.max_visits = changes.maxVisits ?? '';
+    return this.#json<LinkDetails>({ method: 'PATCH', path: '/v1/link', authenticated: true, operation: 'update link', body });
+  }
+
+  /** The account's links with their details, oldest first: all of them, or one page of `options`. */
+  async listLinks(options: ListLinksOptions = {}): Promise<LinkDetails[]> {
+    return (await this.listLinksPage(options)).links;
+  }
+
+  /** One page of the account's links, and the cursor of the next page (from the `Link` header). */
+  async listLinksPage(options: ListLinksOptions = {}): Promise<LinkPage> {
+    const query = new URLSearchParams();
+    if (options.q !== undefined) query.set('q', options.q);
+    if (options.tags !== undefined && options.tags.length > 0) query.set('tag', options.tags.join(','));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    const search = query.size === 0 ? '' : `?${query}`;
+    const response = await this.#send({ method: 'GET', path: `/v1/links${search}`, authenticated: true, operation: 'list links' });
+    const links = (await response.json()) as LinkDetails[];
+    const next = /<([^>]*)>\s*;\s*rel="next"/.exec(response.headers.get('link') ?? '');
+    const nextCursor = next === null ? undefined : new URL(next[1]!, this.baseUrl).searchParams.get('cursor') ?? undefined;
+    return { links, nextCursor };
   }
 
   /** Deletes one of the account's links; its shortcode becomes free again. */
@@ -175,6 +239,10 @@ export class ShortlinkClient {
     if (spec.redirect === 'manual' && response.status >= 300 && response.status < 400) return response;
     throw await errorOf(response, spec.operation);
   }
+}
+
+function timeText(time: Date | string): string {
+  return typeof time === 'string' ? time : time.toISOString();
 }
 
 async function errorOf(response: Response, operation: string): Promise<ShortlinkError> {

@@ -16,6 +16,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.LinkCapReached]: 403,
   [ErrorCode.NotOwner]: 403,
   [ErrorCode.LinkNotFound]: 404,
+  [ErrorCode.LinkGone]: 410,
+  [ErrorCode.AccountDisabled]: 403,
   [ErrorCode.MethodNotAllowed]: 405,
   [ErrorCode.ShortcodeTaken]: 409,
   [ErrorCode.RateLimited]: 429,

@@ -5,6 +5,7 @@ export const Operation = {
   ListLinks: 'list links',
   CreateLink: 'create link',
   DeleteLink: 'delete link',
+  UpdateLink: 'update link',
   GetAccount: 'get account information',
   Other: 'handle request',
 } as const;

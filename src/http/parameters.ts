@@ -9,6 +9,7 @@ export function readParameters<const Name extends string>(
   names: readonly Name[],
   query: unknown,
   body: unknown,
+  { keepEmpty = false }: { keepEmpty?: boolean } = {},
 ): Record<Name, string | undefined> {
   const fromQuery = (query ?? {}) as Record<string, unknown>;
   let fromBody: Record<string, unknown> = {};
@@ -28,7 +29,7 @@ export function readParameters<const Name extends string>(
     }
     const value = inQuery ?? inBody;
     if (value !== undefined && typeof value !== 'string') throw invalid(`the parameter "${name}" must be a string`);
-    result[name] = value === '' ? undefined : value;
+    result[name] = value === '' && !keepEmpty ? undefined : value;
   }
   return result;
 }
@@ -36,4 +37,27 @@ export function readParameters<const Name extends string>(
 /** A repeated form field parses to an array of strings; a JSON array may hold anything. */
 function isFormArray(value: unknown[]): boolean {
   return value.length > 1 && value.every((item) => typeof item === 'string');
+}
+
+/**
+ * A JSON body's values in the form the query and a form would carry them: `max_visits` as a
+ * JSON number becomes its digits, `tags` as a JSON array of strings becomes them
+ * comma-joined (an item holding a comma, or anything but a string, is refused). Other
+ * bodies are returned as they are.
+ */
+export function normaliseDetailsBody(body: unknown, isJson: boolean): unknown {
+  if (!isJson || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const fields = body as Record<string, unknown>;
+  const tags = fields['tags'];
+  const maxVisits = fields['max_visits'];
+  if (!Array.isArray(tags) && typeof maxVisits !== 'number') return body;
+  const copy: Record<string, unknown> = { ...fields };
+  if (Array.isArray(tags)) {
+    if (!tags.every((tag) => typeof tag === 'string' && !tag.includes(','))) {
+      throw invalid('tags must be a string or a JSON array of strings without commas');
+    }
+    copy['tags'] = tags.join(',');
+  }
+  if (typeof maxVisits === 'number') copy['max_visits'] = Number.isFinite(maxVisits) ? String(maxVisits) : 'invalid';
+  return copy;
 }

@@ -4,11 +4,26 @@
  * requires.
  */
 import type { Account as AccountRecord } from '../accounts/account-service.ts';
-import type { LinkRecord } from '../store/store.ts';
-import type { Account, Link } from './schemas.ts';
+import type { LinkDetailsRecord, LinkRecord } from '../store/store.ts';
+import type { Account, Link, LinkDetails } from './schemas.ts';
 
 export function linkBody(link: LinkRecord): Link {
   return { ShortCode: link.shortCode, PointsTo: link.pointsTo, CreatedBy: link.createdBy, Accesses: link.accesses };
+}
+
+/** The owner's view of a link (LinkDetails), keys in the contract's order. */
+export function linkDetailsBody(link: LinkDetailsRecord): LinkDetails {
+  return {
+    ShortCode: link.shortCode,
+    PointsTo: link.pointsTo,
+    CreatedBy: link.createdBy,
+    Accesses: link.accesses,
+    DateCreated: link.dateCreated,
+    Title: link.title,
+    Tags: [...link.tags],
+    ExpiresAt: link.expiresAt,
+    MaxVisits: link.maxVisits,
+  };
 }
 
 /** Carries the access code: the route answering it must forbid caching. */

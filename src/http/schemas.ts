@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { SHORTCODE_MAX, SHORTCODE_MIN, SHORTCODE_PATTERN } from '../links/shortcode.ts';
 import { URL_MAX } from '../links/target-url.ts';
+import { LIST_LIMIT_MAX, MAX_VISITS_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX } from '../links/link-details.ts';
 
 /**
  * Route schemas: the one source of the OpenAPI document (`/openapi.json`). Response schemas
@@ -21,6 +22,28 @@ export const LinkSchema = Type.Object(
 
 /** A link on the wire (`GET /v1/get/{shortcode}`, `GET /v1/links`): the server's, the client's and the tests' type. */
 export type Link = Static<typeof LinkSchema>;
+
+export const LinkDetailsSchema = Type.Object(
+  {
+    ShortCode: Type.String({ description: 'The shortcode, without the base URL' }),
+    PointsTo: Type.String({ description: 'The target URL, exactly as given' }),
+    CreatedBy: Type.Integer({ description: 'Uid of the account that created the link' }),
+    Accesses: Type.Integer({ description: 'Resolutions counted so far' }),
+    DateCreated: Type.String({ description: 'Creation time, e.g. 2026-11-22T04:12:49.123Z' }),
+    Title: Type.Union([Type.String(), Type.Null()], { description: 'The title, or null' }),
+    Tags: Type.Array(Type.String(), { description: 'Tags, lower case; [] when none' }),
+    ExpiresAt: Type.Union([Type.String(), Type.Null()], {
+      description: 'When the link stops resolving (UTC, toISOString form), or null',
+    }),
+    MaxVisits: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'How many resolutions the link allows in all, or null for no limit',
+    }),
+  },
+  { $id: 'LinkDetails', description: 'A short link with the details its owner sees' },
+);
+
+/** A link as its owner sees it (`GET /v1/links`, `PATCH /v1/link`). */
+export type LinkDetails = Static<typeof LinkDetailsSchema>;
 
 export const AccountSchema = Type.Object(
   {
@@ -57,14 +80,70 @@ const SHORT_PARAMETER = Type.String({
   description: 'Custom shortcode (case-sensitive, not a reserved name); empty or omitted: 6 random letters and digits',
 });
 
+const TITLE_DESCRIPTION = `Title: at most ${TITLE_MAX} characters, no control characters`;
+const TITLE_PARAMETER = Type.String({ maxLength: TITLE_MAX, description: TITLE_DESCRIPTION });
+const TAGS_DESCRIPTION =
+  `Tags, comma-separated (or a JSON array in a JSON body): at most ${TAGS_MAX}, each 1-${TAG_MAX} characters from ` +
+  'A-Z a-z 0-9 - _ . ; stored lower case';
+const TAGS_PARAMETER = Type.String({ description: TAGS_DESCRIPTION });
+const EXPIRES_DESCRIPTION = 'When the link stops resolving: RFC 3339 with Z or a numeric offset, in the future';
+const EXPIRES_PARAMETER = Type.String({ format: 'date-time', description: EXPIRES_DESCRIPTION });
+const MAX_VISITS_DESCRIPTION = `How many resolutions the link allows in all (1 to ${MAX_VISITS_MAX})`;
+const MAX_VISITS_PARAMETER = Type.String({ pattern: '^[0-9]+$', description: MAX_VISITS_DESCRIPTION });
+const DETAIL_PARAMETERS = {
+  title: Type.Optional(TITLE_PARAMETER),
+  tags: Type.Optional(TAGS_PARAMETER),
+  expires: Type.Optional(EXPIRES_PARAMETER),
+  max_visits: Type.Optional(MAX_VISITS_PARAMETER),
+};
+const DETAIL_BODY_PARAMETERS = {
+  title: Type.Optional(TITLE_PARAMETER),
+  tags: Type.Optional(Type.Union([TAGS_PARAMETER, Type.Array(Type.String())], { description: TAGS_DESCRIPTION })),
+  expires: Type.Optional(EXPIRES_PARAMETER),
+  max_visits: Type.Optional(Type.Union([MAX_VISITS_PARAMETER, Type.Integer({ minimum: 1, maximum: MAX_VISITS_MAX })])),
+};
+
 export const CreateLinkQuery = Type.Object({
   url: Type.Optional(URL_PARAMETER),
   short: Type.Optional(SHORT_PARAMETER),
+  ...DETAIL_PARAMETERS,
   auth: AUTH,
 });
 
 /** `POST /v1/link`'s body; each parameter may come from the query or the body, not both. */
-export const CreateLinkBody = Type.Object({ url: Type.Optional(URL_PARAMETER), short: Type.Optional(SHORT_PARAMETER) });
+export const CreateLinkBody = Type.Object({
+  url: Type.Optional(URL_PARAMETER),
+  short: Type.Optional(SHORT_PARAMETER),
+  ...DETAIL_BODY_PARAMETERS,
+});
+
+const EDIT_NOTE = ' On edit, an empty value clears it.';
+const SHORT_TO_EDIT = Type.String({ description: 'Shortcode of the link to edit (required)' });
+
+export const UpdateLinkQuery = Type.Object({
+  short: Type.Optional(SHORT_TO_EDIT),
+  url: Type.Optional(Type.String({ maxLength: URL_MAX, description: 'New target, checked as on create; not empty' })),
+  title: Type.Optional(Type.String({ maxLength: TITLE_MAX, description: TITLE_DESCRIPTION + '.' + EDIT_NOTE })),
+  tags: Type.Optional(Type.String({ description: TAGS_DESCRIPTION + '.' + EDIT_NOTE + ' Replaces the tags.' })),
+  expires: Type.Optional(Type.String({ description: EXPIRES_DESCRIPTION + '.' + EDIT_NOTE })),
+  max_visits: Type.Optional(Type.String({ description: MAX_VISITS_DESCRIPTION + '.' + EDIT_NOTE })),
+  auth: AUTH,
+});
+
+/** `PATCH /v1/link`'s body (JSON or form); as for create, each parameter in one place only. */
+export const UpdateLinkBody = Type.Object({
+  short: Type.Optional(SHORT_TO_EDIT),
+  url: Type.Optional(URL_PARAMETER),
+  ...DETAIL_BODY_PARAMETERS,
+});
+
+export const ListLinksQuery = Type.Object({
+  q: Type.Optional(Type.String({ description: 'Only links whose shortcode, target or title contains this text (case-insensitive)' })),
+  tag: Type.Optional(Type.String({ description: 'Only links carrying all these tags (comma-separated)' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: `At most this many links (1 to ${LIST_LIMIT_MAX}); all when omitted` })),
+  cursor: Type.Optional(Type.String({ description: 'Where the page starts: the cursor of the previous answer\'s Link rel="next" header' })),
+  auth: AUTH,
+});
 
 export const DeleteLinkQuery = Type.Object({
   short: Type.Optional(Type.String({ description: 'Shortcode of the link to delete (required)' })),
@@ -102,6 +181,7 @@ const ERROR_WHEN: Readonly<Record<number, { when: string; reason: string }>> = {
   401: { when: 'No valid access code (missing, malformed, unknown, or sent with a scheme other than Bearer)', reason: 'the access code is not valid' },
   403: { when: 'Link cap reached, or the link belongs to another account', reason: 'the account already holds its maximum of 20 links' },
   404: { when: 'No such shortcode', reason: 'no link has this shortcode' },
+  410: { when: 'The link exists but no longer resolves: expired, at its visit limit, or disabled', reason: 'the link has expired' },
   405: { when: 'HEAD on an endpoint that creates things', reason: 'HEAD is not allowed here; use GET, POST' },
   409: { when: 'The chosen shortcode is already taken', reason: 'the shortcode "my-link" is already taken' },
   413: { when: 'Request body over 64 KiB', reason: 'the request body is too large' },

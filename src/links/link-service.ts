@@ -1,5 +1,10 @@
-import { DomainError, ErrorCode } from '../errors.ts';
-import type { AccountRecord, LinkRecord, Store } from '../store/store.ts';
+import { DomainError, ErrorCode, invalid } from '../errors.ts';
+import type {
+  AccountRecord, LinkChanges, LinkDetailsRecord, LinkRecord, LinkRefusal, ResolvedLink, Store,
+} from '../store/store.ts';
+import {
+  decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseQuery, parseTags, parseTitle,
+} from './link-details.ts';
 import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
 
@@ -7,6 +12,35 @@ export interface CreateLinkInput {
   readonly url: string;
   /** Caller-chosen shortcode; undefined to have one generated. */
   readonly short: string | undefined;
+  /** The optional details as sent (tags comma-separated); undefined or '' for none. */
+  readonly title?: string | undefined;
+  readonly tags?: string | undefined;
+  readonly expires?: string | undefined;
+  readonly maxVisits?: string | undefined;
+}
+
+/** An edit as sent: undefined leaves a field alone, '' clears it (an empty url is refused). */
+export interface UpdateLinkInput {
+  readonly url?: string | undefined;
+  readonly title?: string | undefined;
+  readonly tags?: string | undefined;
+  readonly expires?: string | undefined;
+  readonly maxVisits?: string | undefined;
+}
+
+/** The list's parameters as sent; all optional. */
+export interface ListLinksInput {
+  readonly q?: string | undefined;
+  /** Comma-separated; a link must carry them all. */
+  readonly tag?: string | undefined;
+  readonly limit?: string | undefined;
+  readonly cursor?: string | undefined;
+}
+
+export interface LinkListPage {
+  readonly links: LinkDetailsRecord[];
+  /** The cursor of the next page, when more links match. */
+  readonly nextCursor: string | undefined;
 }
 
 export interface LinkService {
@@ -14,9 +48,16 @@ export interface LinkService {
   create(account: AccountRecord, input: CreateLinkInput): Promise<string>;
   delete(account: AccountRecord, shortCode: string): Promise<void>;
   list(account: AccountRecord): Promise<LinkRecord[]>;
-  /** Counts one access and returns the link with that access included. */
+  /** The account's links with their details (owner view), filtered and paged. */
+  listDetails(account: AccountRecord, input?: ListLinksInput): Promise<LinkListPage>;
+  /** Edits one of the account's links and answers it as it then stands. */
+  update(account: AccountRecord, shortCode: string, input: UpdateLinkInput): Promise<LinkDetailsRecord>;
+  /**
+   * Counts one access and returns the link with that access included. A link that no longer
+   * resolves (expired, at its visit limit, disabled) throws LinkGone and is not counted.
+   */
   resolve(shortCode: string): Promise<LinkRecord>;
-  /** The link as it stands, without counting (HEAD). */
+  /** The link as it stands, without counting (HEAD); LinkGone as resolve would. */
   peek(shortCode: string): Promise<LinkRecord>;
 }
 
@@ -39,6 +80,29 @@ function notFound(): DomainError {
   return new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
 }
 
+const GONE_REASONS: Readonly<Record<LinkRefusal, string>> = {
+  expired: 'the link has expired',
+  visit_limit: 'the link has reached its visit limit',
+  disabled: 'the link has been disabled',
+};
+
+/** A link that exists but no longer resolves (410), and why, for the page a browser gets. */
+export class LinkGoneError extends DomainError {
+  readonly refusal: LinkRefusal;
+
+  constructor(refusal: LinkRefusal) {
+    super(ErrorCode.LinkGone, GONE_REASONS[refusal]);
+    this.refusal = refusal;
+  }
+}
+
+/** The link of a resolution, or the 404/410 it amounts to. */
+function live(link: ResolvedLink | undefined): LinkRecord {
+  if (link === undefined) throw notFound();
+  if (link.refused !== undefined) throw new LinkGoneError(link.refused);
+  return link;
+}
+
 export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], selfHosts = [] }: LinkServiceDeps): LinkService {
   function capReached(account: AccountRecord): DomainError {
     return new DomainError(
@@ -50,10 +114,17 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
   return {
     async create(account, input) {
       const pointsTo = validateTargetUrl(input.url, ownOrigin, blockedHosts, selfHosts);
-      const dateCreated = clock().toISOString();
-      if (input.short !== undefined) {
-        const shortCode = validateCustomShortcode(input.short);
-        const result = await store.createLink({ shortCode, pointsTo, createdBy: account.uid, dateCreated });
+      const now = clock();
+      const dateCreated = now.toISOString();
+      const shortCode = input.short === undefined ? undefined : validateCustomShortcode(input.short);
+      const details = {
+        title: input.title === undefined ? null : parseTitle(input.title),
+        tags: input.tags === undefined ? [] : parseTags(input.tags),
+        expiresAt: input.expires === undefined || input.expires === '' ? null : parseExpires(input.expires, now),
+        maxVisits: input.maxVisits === undefined || input.maxVisits === '' ? null : parseMaxVisits(input.maxVisits),
+      };
+      if (shortCode !== undefined) {
+        const result = await store.createLink({ shortCode, pointsTo, createdBy: account.uid, dateCreated, ...details });
         if (result === 'cap_reached') throw capReached(account);
         if (result === 'taken') {
           throw new DomainError(ErrorCode.ShortcodeTaken, `the shortcode "${shortCode}" is already taken`);
@@ -61,9 +132,9 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
         return shortCode;
       }
       for (let attempt = 0; attempt < GENERATION_ATTEMPTS; attempt++) {
-        const shortCode = generateShortcode();
-        const result = await store.createLink({ shortCode, pointsTo, createdBy: account.uid, dateCreated });
-        if (result === 'created') return shortCode;
+        const generated = generateShortcode();
+        const result = await store.createLink({ shortCode: generated, pointsTo, createdBy: account.uid, dateCreated, ...details });
+        if (result === 'created') return generated;
         if (result === 'cap_reached') throw capReached(account);
       }
       throw new Error(`no free shortcode after ${GENERATION_ATTEMPTS} attempts`);
@@ -82,16 +153,47 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
       return store.listLinks(account.uid);
     },
 
+    async listDetails(account, input = {}) {
+      const tags = input.tag === undefined ? [] : parseTags(input.tag, 'tag');
+      const page = await store.listLinkDetails(account.uid, {
+        ...(input.q === undefined ? {} : { q: parseQuery(input.q) }),
+        ...(tags.length === 0 ? {} : { tags }),
+        ...(input.limit === undefined ? {} : { limit: parseLimit(input.limit) }),
+        ...(input.cursor === undefined ? {} : { after: decodeCursor(input.cursor) }),
+      });
+      return { links: page.links, nextCursor: page.next === undefined ? undefined : encodeCursor(page.next) };
+    },
+
+    async update(account, shortCode, input) {
+      if (input.url === undefined && input.title === undefined && input.tags === undefined &&
+          input.expires === undefined && input.maxVisits === undefined) {
+        throw invalid('give at least one of url, title, tags, expires, max_visits');
+      }
+      if (input.url === '') throw invalid('the parameter "url" must not be empty');
+      const now = clock();
+      const changes: LinkChanges = {
+        ...(input.url === undefined ? {} : { pointsTo: validateTargetUrl(input.url, ownOrigin, blockedHosts, selfHosts) }),
+        ...(input.title === undefined ? {} : { title: parseTitle(input.title) }),
+        ...(input.tags === undefined ? {} : { tags: parseTags(input.tags) }),
+        ...(input.expires === undefined ? {} : { expiresAt: input.expires === '' ? null : parseExpires(input.expires, now) }),
+        ...(input.maxVisits === undefined ? {} : { maxVisits: input.maxVisits === '' ? null : parseMaxVisits(input.maxVisits) }),
+      };
+      if (!couldBeShortcode(shortCode)) throw notFound();
+      const result = await store.updateLink(shortCode, account.uid, changes);
+      switch (result.status) {
+        case 'updated': return result.link;
+        case 'not_found': throw notFound();
+        case 'not_owner': throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');
+        case 'account_disabled': throw new DomainError(ErrorCode.AccountDisabled, 'the account is disabled');
+      }
+    },
+
     async resolve(shortCode) {
-      const link = couldBeShortcode(shortCode) ? await store.resolveLink(shortCode) : undefined;
-      if (link === undefined) throw notFound();
-      return link;
+      return live(couldBeShortcode(shortCode) ? await store.resolveLink(shortCode, clock().toISOString()) : undefined);
     },
 
     async peek(shortCode) {
-      const link = couldBeShortcode(shortCode) ? await store.findLink(shortCode) : undefined;
-      if (link === undefined) throw notFound();
-      return link;
+      return live(couldBeShortcode(shortCode) ? await store.findLink(shortCode, clock().toISOString()) : undefined);
     },
   };
 }

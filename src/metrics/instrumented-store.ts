@@ -32,8 +32,10 @@ export function instrumentStore(store: Store, metrics: Metrics): Store {
     createLink: timed('createLink', (link) => store.createLink(link)),
     deleteLink: timed('deleteLink', (code, uid) => store.deleteLink(code, uid)),
     listLinks: timed('listLinks', (uid) => store.listLinks(uid)),
-    resolveLink: timed('resolveLink', (code) => store.resolveLink(code)),
-    findLink: timed('findLink', (code) => store.findLink(code)),
+    listLinkDetails: timed('listLinkDetails', (uid, query) => store.listLinkDetails(uid, query)),
+    updateLink: timed('updateLink', (code, uid, changes) => store.updateLink(code, uid, changes)),
+    resolveLink: timed('resolveLink', (code, now) => store.resolveLink(code, now)),
+    findLink: timed('findLink', (code, now) => store.findLink(code, now)),
     ping: timed('ping', (options) => store.ping(options)),
     close: () => store.close(),
   };

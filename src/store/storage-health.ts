@@ -69,9 +69,11 @@ export function trackStorageHealth(store: Store, { onDamaged }: StorageHealthOpt
     createLink: tracked((link) => store.createLink(link), true),
     deleteLink: tracked((code, uid) => store.deleteLink(code, uid), true),
     listLinks: tracked((uid) => store.listLinks(uid), false),
+    listLinkDetails: tracked((uid, query) => store.listLinkDetails(uid, query), false),
+    updateLink: tracked((code, uid, changes) => store.updateLink(code, uid, changes), true),
     // Every resolution writes (it counts an access).
-    resolveLink: tracked((code) => store.resolveLink(code), true),
-    findLink: tracked((code) => store.findLink(code), false),
+    resolveLink: tracked((code, now) => store.resolveLink(code, now), true),
+    findLink: tracked((code, now) => store.findLink(code, now), false),
     ping: (options) => store.ping(options),
     close: () => store.close(),
   };

@@ -17,6 +17,67 @@ export interface LinkRecord {
   readonly accesses: number;
 }
 
+/** Why a link that exists does not resolve (CONTRACT §7.1, §7.3); the order is the precedence. */
+export type LinkRefusal = 'disabled' | 'expired' | 'visit_limit';
+
+/**
+ * A resolution's outcome: the link with its count. `refused` set means the link exists but
+ * was not resolved and nothing was counted (`accesses` is then its count as it stands).
+ */
+export interface ResolvedLink extends LinkRecord {
+  readonly refused?: LinkRefusal;
+}
+
+/** A link with everything its owner sees (LinkDetails). */
+export interface LinkDetailsRecord extends LinkRecord {
+  readonly dateCreated: string;
+  readonly title: string | null;
+  /** Lower case, in the order given, no duplicates. */
+  readonly tags: readonly string[];
+  /** `toISOString()` form (UTC), or null. */
+  readonly expiresAt: string | null;
+  readonly maxVisits: number | null;
+}
+
+/** The optional details a link is created with; omitted means none. */
+export interface LinkDetailsInput {
+  readonly title?: string | null;
+  readonly tags?: readonly string[];
+  readonly expiresAt?: string | null;
+  readonly maxVisits?: number | null;
+}
+
+/** An edit: only the fields present change; null (or [] for tags) clears a field. */
+export interface LinkChanges {
+  readonly pointsTo?: string;
+  readonly title?: string | null;
+  readonly tags?: readonly string[];
+  readonly expiresAt?: string | null;
+  readonly maxVisits?: number | null;
+}
+
+export type UpdateLinkResult =
+  | { readonly status: 'updated'; readonly link: LinkDetailsRecord }
+  | { readonly status: 'not_found' | 'not_owner' | 'account_disabled' };
+
+/** One page of an account's links (`GET /v1/links`); every field is optional. */
+export interface LinkQuery {
+  /** Case-insensitive substring of the shortcode, the target or the title (given lower-case). */
+  readonly q?: string;
+  /** Tags the link must all carry (lower case). */
+  readonly tags?: readonly string[];
+  /** Only links after this position (a previous page's `next`). */
+  readonly after?: number;
+  /** At most this many links; all of them when omitted. */
+  readonly limit?: number;
+}
+
+export interface LinkPage {
+  readonly links: LinkDetailsRecord[];
+  /** Where the next page starts, when more links match; the store's own position (the row id). */
+  readonly next: number | undefined;
+}
+
 export interface NewAccount {
   /** SHA-256 hex digest of the lower-case access code; the code itself is never stored. */
   readonly codeHash: string;
@@ -24,7 +85,7 @@ export interface NewAccount {
   readonly maxLinks: number;
 }
 
-export interface NewLink {
+export interface NewLink extends LinkDetailsInput {
   readonly shortCode: string;
   readonly pointsTo: string;
   readonly createdBy: number;
@@ -61,14 +122,29 @@ export interface Store {
   listLinks(accountUid: number): Promise<LinkRecord[]>;
 
   /**
+   * The account's links with their details, oldest first, filtered and paged by `query`.
+   * Pages follow the (created_by, id) index (keyset), so a page costs the same however many
+   * links come before it.
+   */
+  listLinkDetails(accountUid: number, query?: LinkQuery): Promise<LinkPage>;
+
+  /**
+   * Applies `changes` to the link if `accountUid` owns it and that account is not disabled,
+   * in one atomic step; answers the link as it then stands. The shortcode and the count stay.
+   */
+  updateLink(shortCode: string, accountUid: number, changes: LinkChanges): Promise<UpdateLinkResult>;
+
+  /**
    * Counts one access and returns the link as it stands after it, or undefined when no
    * such link exists. Concurrent calls never see the same count, and the promise settles
-   * only after the increment is durable.
+   * only after the increment is durable. A link past its expiry (at `now`, an ISO time,
+   * default the current time), at its visit limit, or whose account is disabled is not
+   * counted and comes back with `refused`; with MaxVisits N, exactly N calls ever succeed.
    */
-  resolveLink(shortCode: string): Promise<LinkRecord | undefined>;
+  resolveLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined>;
 
-  /** The link without counting an access (HEAD requests). */
-  findLink(shortCode: string): Promise<LinkRecord | undefined>;
+  /** The link without counting an access (HEAD requests), with `refused` as resolveLink would say. */
+  findLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined>;
 
   /**
    * Resolves when the database answers a trivial query; with `write`, when it also commits a

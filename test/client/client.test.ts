@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ShortlinkClient, ShortlinkError, type Account, type Link } from '../../src/client/index.ts';
+import { ShortlinkClient, ShortlinkError, type Account, type LinkDetails } from '../../src/client/index.ts';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -67,17 +67,41 @@ describe('client against a running server', () => {
     assert.match(generated, new RegExp(`^${E2E_BASE_URL}/[A-Za-z0-9]{6}$`));
   });
 
-  test('listLinks answers the Link JSON of each link, oldest first', async () => {
+  test('listLinks answers the LinkDetails of each link, oldest first', async () => {
     const { account, client } = await signedIn();
     assert.deepEqual(await client.listLinks(), []);
     await client.createLink('https://example.com/1', { short: 'client-list-1' });
     await client.createLink('https://example.com/2', { short: 'client-list-2' });
-    const list: Link[] = await client.listLinks();
+    const list: LinkDetails[] = await client.listLinks();
+    const none = { Title: null, Tags: [], ExpiresAt: null, MaxVisits: null };
     assert.deepEqual(list, [
-      { ShortCode: 'client-list-1', PointsTo: 'https://example.com/1', CreatedBy: account.Uid, Accesses: 0 },
-      { ShortCode: 'client-list-2', PointsTo: 'https://example.com/2', CreatedBy: account.Uid, Accesses: 0 },
+      { ShortCode: 'client-list-1', PointsTo: 'https://example.com/1', CreatedBy: account.Uid, Accesses: 0, DateCreated: list[0]!.DateCreated, ...none },
+      { ShortCode: 'client-list-2', PointsTo: 'https://example.com/2', CreatedBy: account.Uid, Accesses: 0, DateCreated: list[1]!.DateCreated, ...none },
     ]);
-    assert.deepEqual(Object.keys(list[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses']);
+    assert.deepEqual(Object.keys(list[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits']);
+  });
+
+  test('createLink takes the details, updateLink edits and clears them, listLinksPage follows the cursor', async () => {
+    const { client } = await signedIn();
+    const expires = new Date(Date.now() + 3_600_000);
+    await client.createLink('https://example.com/d1', { short: 'client-det-1', title: 'One', tags: ['Alpha', 'beta'], expires, maxVisits: 2 });
+    await client.createLink('https://example.com/d2', { short: 'client-det-2', tags: ['alpha'] });
+    const [first] = await client.listLinks({ q: 'det-1' });
+    assert.deepEqual([first!.Title, first!.Tags, first!.ExpiresAt, first!.MaxVisits], ['One', ['alpha', 'beta'], expires.toISOString(), 2]);
+    const edited = await client.updateLink('client-det-1', { url: 'https://example.com/moved', title: null, tags: null, expires: null, maxVisits: 5 });
+    assert.deepEqual([edited.PointsTo, edited.Title, edited.Tags, edited.ExpiresAt, edited.MaxVisits], ['https://example.com/moved', null, [], null, 5]);
+    const page1 = await client.listLinksPage({ limit: 1 });
+    assert.deepEqual(page1.links.map((l) => l.ShortCode), ['client-det-1']);
+    assert.ok(page1.nextCursor !== undefined);
+    const page2 = await client.listLinksPage({ limit: 1, cursor: page1.nextCursor });
+    assert.deepEqual(page2.links.map((l) => l.ShortCode), ['client-det-2']);
+    assert.equal(page2.nextCursor, undefined);
+    assert.deepEqual((await client.listLinks({ tags: ['alpha'] })).map((l) => l.ShortCode), ['client-det-2']);
+    await refusal(() => client.updateLink('client-det-1', { maxVisits: 0 }), 400, /^Unable to update link: /);
+    await refusal(() => client.updateLink('client-none', { title: 'x' }), 404, /^Unable to update link: /);
+    await client.updateLink('client-det-1', { maxVisits: 1 });
+    await client.resolve('client-det-1');
+    await refusal(() => client.resolve('client-det-1'), 410, /^Unable to resolve link: the link has reached its visit limit$/);
   });
 
   test('resolve counts one access and answers the link with it', async () => {

@@ -6,7 +6,8 @@
  * rules by test/store/contract.ts, this fake is not a substitute for that suite.
  */
 import type {
-  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
+  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkDetailsInput, LinkDetailsRecord, LinkRecord, NewAccount, NewLink,
+  Store,
 } from '../../src/store/store.ts';
 
 /** One call the store received: the method's name and its arguments. */
@@ -19,7 +20,7 @@ export interface FakeStore extends Store {
   /** Every call so far, in order. */
   readonly calls: StoreCall[];
   /** The links held, by shortcode. */
-  readonly links: Map<string, LinkRecord & { readonly dateCreated: string }>;
+  readonly links: Map<string, LinkRecord & NewLinkDetails>;
   /** Answers the next createLink calls with these results (in order), whatever the data says. */
   scriptCreateLink(...results: CreateLinkResult[]): void;
   /** Calls of one method, for assertions. */
@@ -30,7 +31,7 @@ export function createFakeStore(): FakeStore {
   const calls: StoreCall[] = [];
   const accounts = new Map<number, AccountRecord>();
   const byCodeHash = new Map<string, number>();
-  const links = new Map<string, LinkRecord & { readonly dateCreated: string }>();
+  const links = new Map<string, LinkRecord & NewLinkDetails>();
   const scripted: CreateLinkResult[] = [];
   let nextUid = 1;
 
@@ -84,6 +85,22 @@ export function createFakeStore(): FakeStore {
       return [...links.values()].filter((link) => link.createdBy === accountUid).map(publicFields);
     },
 
+    async listLinkDetails(accountUid, query = {}) {
+      record('listLinkDetails', accountUid, query);
+      const all = [...links.values()].filter((link) => link.createdBy === accountUid).map(detailsOfFake);
+      return { links: query.limit === undefined ? all : all.slice(0, query.limit), next: undefined };
+    },
+
+    async updateLink(shortCode, accountUid, changes) {
+      record('updateLink', shortCode, accountUid, changes);
+      const link = links.get(shortCode);
+      if (link === undefined) return { status: 'not_found' };
+      if (link.createdBy !== accountUid) return { status: 'not_owner' };
+      const updated = { ...link, ...changes };
+      links.set(shortCode, updated);
+      return { status: 'updated', link: detailsOfFake(updated) };
+    },
+
     async resolveLink(shortCode) {
       record('resolveLink', shortCode);
       const link = links.get(shortCode);
@@ -108,6 +125,15 @@ export function createFakeStore(): FakeStore {
     },
   };
 }
+
+function detailsOfFake(link: LinkRecord & NewLinkDetails): LinkDetailsRecord {
+  return {
+    ...publicFields(link), dateCreated: link.dateCreated, title: link.title ?? null, tags: link.tags ?? [],
+    expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,
+  };
+}
+
+type NewLinkDetails = LinkDetailsInput & { readonly dateCreated: string };
 
 function publicFields(link: LinkRecord): LinkRecord {
   return { shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: link.accesses };

@@ -17,7 +17,7 @@ describe('unknown routes', () => {
     { method: 'POST', url: '/v1/get_account' },
     { method: 'POST', url: '/v1/links' },
     { method: 'PUT', url: '/v1/link' },
-    { method: 'PATCH', url: '/v1/link' },
+    { method: 'PATCH', url: '/v1/links' },
     { method: 'DELETE', url: '/v1/links' },
     { method: 'OPTIONS', url: '/v1/link' },
     { method: 'POST', url: '/some-unknown-single-segment' },

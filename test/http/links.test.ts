@@ -64,7 +64,11 @@ describe('creating a link', () => {
       assert.equal(response.headers['content-type'], TEXT);
       assert.match(response.body, /^http:\/\/sl\.test\/[A-Za-z0-9]{6}$/);
       const shortCode = response.body.slice(`${TEST_BASE_URL}/`.length);
-      assert.deepEqual(await listLinks(app, code), [{ ShortCode: shortCode, PointsTo: TARGET, CreatedBy: uid, Accesses: 0 }]);
+      const listed = await listLinks(app, code);
+      assert.deepEqual(listed, [{
+        ShortCode: shortCode, PointsTo: TARGET, CreatedBy: uid, Accesses: 0, DateCreated: listed[0]!.DateCreated,
+        Title: null, Tags: [], ExpiresAt: null, MaxVisits: null,
+      }]);
     });
   }
 
@@ -493,11 +497,11 @@ describe('listing links', () => {
     const links = response.json() as LinkJson[];
     assert.deepEqual(links.map((l) => l.ShortCode), ['zzzzz', 'aaaaa', 'mmmmm']);
     for (const link of links) {
-      assert.deepEqual(Object.keys(link), LINK_KEYS);
+      assert.deepEqual(Object.keys(link), [...LINK_KEYS, 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits']);
       assert.equal(link.CreatedBy, uid);
       assert.equal(link.PointsTo, `https://${link.ShortCode}.example/`);
     }
-    assert.match(response.body, /^\[\{"ShortCode":"zzzzz","PointsTo":"https:\/\/zzzzz\.example\/","CreatedBy":\d+,"Accesses":0\},/);
+    assert.match(response.body, /^\[\{"ShortCode":"zzzzz","PointsTo":"https:\/\/zzzzz\.example\/","CreatedBy":\d+,"Accesses":0,"DateCreated":"[^"]+","Title":null,"Tags":\[\],"ExpiresAt":null,"MaxVisits":null\},/);
   });
 
   test('keeps creation order after a delete and a re-create', async (t) => {

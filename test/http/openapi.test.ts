@@ -160,7 +160,9 @@ describe('GET /openapi.json', () => {
     assert.ok(document.paths['/v1/link']!.get!.responses['200']!.content?.['text/plain']);
     assert.ok(document.paths['/{code}']!.get!.responses['302']!.headers?.['Location']);
     const parameters = document.paths['/v1/link']!.get!.parameters!.map((p) => `${p.in}:${p.name}`);
-    assert.deepEqual(parameters.sort(), ['query:short', 'query:url']);
+    assert.deepEqual(parameters.sort(), ['query:expires', 'query:max_visits', 'query:short', 'query:tags', 'query:title', 'query:url']);
+    assert.ok(document.paths['/v1/link']!.patch!.responses['200']!.content?.['application/json']);
+    assert.ok(document.paths['/{code}']!.get!.responses['410']!.content?.['text/html']);
     assert.deepEqual(document.paths['/v1/get/{code}']!.get!.parameters!.map((p) => `${p.in}:${p.name}`), ['path:code']);
   });
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Config } from '../../src/config.ts';
-import type { Link } from '../../src/http/schemas.ts';
+import type { Link, LinkDetails } from '../../src/http/schemas.ts';
 import { createTestApp, TEST_BASE_URL, type TestApp } from '../helpers/app.ts';
 
 export type Reply = LightMyRequestResponse;
@@ -43,10 +43,11 @@ export async function createLinkOk(app: FastifyInstance, code: string, params: R
   return response.body.slice(prefix.length);
 }
 
-export async function listLinks(app: FastifyInstance, code: string): Promise<LinkJson[]> {
+/** The owner's list: LinkDetails. */
+export async function listLinks(app: FastifyInstance, code: string): Promise<LinkDetails[]> {
   const response = await app.inject({ method: 'GET', url: '/v1/links', headers: { authorization: `Bearer ${code}` } });
   assert.equal(response.statusCode, 200, response.body);
-  return response.json() as LinkJson[];
+  return response.json() as LinkDetails[];
 }
 
 export function deleteLink(app: FastifyInstance, code: string, short: string): Promise<Reply> {

@@ -47,7 +47,10 @@ describe('createLinkService: creating with a chosen shortcode', () => {
     const { store, links, account } = await fixture();
     assert.equal(await links.create(account, { url: 'https://example.org/a?b=c#d', short: 'chosen-1' }), 'chosen-1');
     assert.deepEqual(createdLinks(store), [
-      { shortCode: 'chosen-1', pointsTo: 'https://example.org/a?b=c#d', createdBy: account.uid, dateCreated: NOW.toISOString() },
+      {
+        shortCode: 'chosen-1', pointsTo: 'https://example.org/a?b=c#d', createdBy: account.uid, dateCreated: NOW.toISOString(),
+        title: null, tags: [], expiresAt: null, maxVisits: null,
+      },
     ]);
   });
 

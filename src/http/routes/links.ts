@@ -4,19 +4,21 @@ import { invalid } from '../../errors.ts';
 import type { LinkService } from '../../links/link-service.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
 import { Operation } from '../operations.ts';
-import { readParameters } from '../parameters.ts';
-import { linkBody } from '../presenters.ts';
+import { normaliseDetailsBody, readParameters } from '../parameters.ts';
+import { linkDetailsBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
 import {
   ACCESS_CODE_SECURITY,
-  AuthQuery,
   CreateLinkBody,
   CreateLinkQuery,
   DeleteLinkQuery,
   errorResponses,
-  LinkSchema,
+  LinkDetailsSchema,
+  ListLinksQuery,
   textResponse,
+  UpdateLinkBody,
+  UpdateLinkQuery,
 } from '../schemas.ts';
 import { PLAIN_TEXT } from '../send-error.ts';
 
@@ -45,9 +47,13 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const account = accountOf(request);
     if (rateLimits.applies(request)) await rateLimits.createLink(request, account.uid);
-    const { url, short } = readParameters(['url', 'short'], request.query, request.body);
+    const { url, short, title, tags, expires, max_visits: maxVisits } = readParameters(
+      ['url', 'short', 'title', 'tags', 'expires', 'max_visits'],
+      request.query,
+      normaliseDetailsBody(request.body, isJsonBody(request)),
+    );
     if (url === undefined) throw invalid('the parameter "url" is required');
-    const shortCode = await links.create(account, { url, short });
+    const shortCode = await links.create(account, { url, short, title, tags, expires, maxVisits });
     reply.type(PLAIN_TEXT);
     return `${baseUrl}/${shortCode}`;
   };
@@ -81,7 +87,7 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
         response: errorResponses(Operation.CreateLink, [405]),
       },
     },
-    methodNotAllowed('GET, POST, DELETE'),
+    methodNotAllowed('GET, POST, PATCH, DELETE'),
   );
 
   app.delete(
@@ -111,19 +117,81 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
     },
   );
 
+  app.patch(
+    '/v1/link',
+    {
+      config: { operation: Operation.UpdateLink },
+      onRequest: authenticate,
+      schema: {
+        operationId: 'updateLink',
+        summary: 'Edit one of your links',
+        description:
+          'Changes the target, title, tags, expiry or visit limit of a link; the fields not given stay, an empty value ' +
+          'clears one (an empty url is refused). The shortcode and Accesses never change. Parameters in the query string ' +
+          'or in a JSON or URL-encoded form body, each in one place only.',
+        tags: ['links'],
+        security: ACCESS_CODE_SECURITY,
+        querystring: UpdateLinkQuery,
+        body: UpdateLinkBody,
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
+        response: {
+          200: LinkDetailsSchema,
+          ...errorResponses(Operation.UpdateLink, [400, 401, 403, 404, 413, 415, 429, 503]),
+        },
+      },
+    },
+    async (request) => {
+      const { short, url, title, tags, expires, max_visits: maxVisits } = readParameters(
+        ['short', 'url', 'title', 'tags', 'expires', 'max_visits'],
+        request.query,
+        normaliseDetailsBody(request.body, isJsonBody(request)),
+        { keepEmpty: true },
+      );
+      if (short === undefined || short === '') throw invalid('the parameter "short" is required');
+      return linkDetailsBody(await links.update(accountOf(request), short, { url, title, tags, expires, maxVisits }));
+    },
+  );
+
   const listSchema = (method: string) => ({
     operationId: `listLinks${method}`,
     summary: 'List your links, oldest first',
+    description:
+      'Without parameters, every link of the account. `q` and `tag` filter; with `limit`, when more links match, the ' +
+      'answer carries `Link: <…/v1/links?…&cursor=…>; rel="next"` (RFC 8288) to the next page. The body is always a plain array.',
     tags: ['links'],
     security: ACCESS_CODE_SECURITY,
-    querystring: AuthQuery,
+    querystring: ListLinksQuery,
     response: {
-      200: Type.Array(LinkSchema, { description: 'The account\'s links, oldest first; [] when there are none' }),
+      200: {
+        ...Type.Array(LinkDetailsSchema, { description: 'The account\'s links, oldest first; [] when there are none' }),
+        headers: {
+          Link: { type: 'string', description: 'When more links match: <BASE_URL/v1/links?…&cursor=…>; rel="next"' },
+        },
+      },
       ...errorResponses(Operation.ListLinks, [400, 401, 429, 503]),
     },
   });
-  const list = async (request: FastifyRequest) => (await links.list(accountOf(request))).map(linkBody);
+  const list = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { q, tag, limit, cursor } = readParameters(['q', 'tag', 'limit', 'cursor'], request.query, undefined);
+    const page = await links.listDetails(accountOf(request), { q, tag, limit, cursor });
+    if (page.nextCursor !== undefined) {
+      // The access code never goes into the link: the client sends it again its own way.
+      const next = new URLSearchParams();
+      if (q !== undefined) next.set('q', q);
+      if (tag !== undefined) next.set('tag', tag);
+      if (limit !== undefined) next.set('limit', limit);
+      next.set('cursor', page.nextCursor);
+      reply.header('link', `<${baseUrl}/v1/links?${next.toString()}>; rel="next"`);
+    }
+    return page.links.map(linkDetailsBody);
+  };
   const listConfig = { operation: Operation.ListLinks };
   app.get('/v1/links', { config: listConfig, onRequest: authenticate, schema: listSchema('') }, list);
   app.head('/v1/links', { config: listConfig, onRequest: authenticate, schema: listSchema('Head') }, list);
+}
+
+/** A JSON body (where `tags` may be an array and `max_visits` a number). */
+function isJsonBody(request: FastifyRequest): boolean {
+  const type = request.headers['content-type'];
+  return typeof type === 'string' && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
 }

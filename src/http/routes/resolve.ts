@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RedirectStatus } from '../../config.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
-import type { LinkService } from '../../links/link-service.ts';
+import { LinkGoneError, type LinkService } from '../../links/link-service.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
 import type { LinkRecord } from '../../store/store.ts';
 import { Operation } from '../operations.ts';
 import { linkBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { errorResponses, LinkSchema, ShortcodeParams } from '../schemas.ts';
+import { sendGonePage } from '../../web/gone-page.ts';
 import { sendNotFoundPage } from '../../web/not-found-page.ts';
 
 type CodeRequest = FastifyRequest<{ Params: { code: string } }>;
@@ -48,10 +49,11 @@ export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits,
     summary: head ? 'Look a shortcode up without counting' : 'Resolve a shortcode',
     description: head
       ? 'Public. Answers the headers GET would, without a body and without counting an access.'
-      : 'Public. Counts one access and answers the link with it included (the first resolution answers Accesses 1).',
+      : 'Public. Counts one access and answers the link with it included (the first resolution answers Accesses 1). ' +
+        'A link past its expiry, at its visit limit, or whose account is disabled answers 410 and is not counted.',
     tags: ['links'],
     params: ShortcodeParams,
-    response: { 200: LinkSchema, ...errorResponses(Operation.ResolveLink, [404, 429, 503]) },
+    response: { 200: LinkSchema, ...errorResponses(Operation.ResolveLink, [404, 410, 429, 503]) },
   });
   app.get(
     '/v1/get/:code',
@@ -85,6 +87,10 @@ export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits,
         description: 'No live link has this shortcode: a small HTML page',
         content: { 'text/html': { schema: { type: 'string' } } },
       },
+      410: {
+        description: 'The link has expired, reached its visit limit, or been disabled: a small HTML page (not counted)',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
       ...errorResponses(Operation.ResolveLink, [429, 503]),
     },
   });
@@ -95,6 +101,7 @@ export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits,
       link = await find(request, count);
     } catch (error) {
       if (isNotFound(error)) return sendNotFoundPage(reply);
+      if (error instanceof LinkGoneError) return sendGonePage(reply, error.refusal);
       throw error;
     }
     return reply

@@ -159,6 +159,39 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE accounts ADD COLUMN disabled boolean NOT NULL DEFAULT false;
   `,
   },
+  {
+    version: 5,
+    // A link's details are inserted with it, in the batch's one statement, so a link with a
+    // visit limit or an expiry can never be resolved without them. The four-array form stays
+    // for a rolling upgrade (instances of the previous release still call it).
+    name: 'creates with link details',
+    sql: `
+  CREATE FUNCTION shortlink_create_links(codes text[], targets text[], owners bigint[], created text[],
+                                         titles text[], tag_lists text[], expiries text[], limits integer[])
+  RETURNS text[] LANGUAGE plpgsql AS $$
+  DECLARE
+    results text[] := '{}';
+  BEGIN
+    FOR i IN 1 .. coalesce(array_length(codes, 1), 0) LOOP
+      IF NOT shortlink_take_slot(owners[i], false) THEN
+        results := results || 'cap_reached'::text;
+        CONTINUE;
+      END IF;
+      INSERT INTO links (short_code, points_to, created_by, date_created, title, tags, expires_at, max_visits)
+      VALUES (codes[i], targets[i], owners[i], created[i], titles[i], tag_lists[i], expiries[i], limits[i])
+      ON CONFLICT (short_code) DO NOTHING;
+      IF FOUND THEN
+        results := results || 'created'::text;
+      ELSE
+        UPDATE accounts SET link_count = link_count - 1 WHERE uid = owners[i];
+        results := results || 'taken'::text;
+      END IF;
+    END LOOP;
+    RETURN results;
+  END
+  $$;
+  `,
+  },
 ];
 
 /**

@@ -2,9 +2,12 @@ import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createBatcher } from '../batcher.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type CountedLink } from '../group-commit.ts';
+import {
+  detailsOf, joinTags, LINK_DETAILS_COLUMNS, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
+} from '../link-rows.ts';
 import type {
-  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
-  PingOptions,
+  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink, Store,
+  PingOptions, ResolvedLink, UpdateLinkResult,
 } from '../store.ts';
 import { connect } from './connection.ts';
 import { guarded, refusedByServer } from './errors.ts';
@@ -34,21 +37,42 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   // sent, open a cancel connection whose failure nothing could catch.
   const timed = <R>(work: () => PromiseLike<R>): Promise<Awaited<R>> => withDeadline(guarded(work), timeoutMs);
 
-  const counter = createGroupCommit<LinkRecord>(async (increments) => {
+  const counter = createGroupCommit<LinkRecord>(async (increments, _signal, now) => {
     const codes = [...increments.keys()];
     const counts = codes.map((code) => increments.get(code)!);
     // Rows are locked in id order so that batches of different instances cannot deadlock.
-    const rows = await guarded(() => sql<LinkRecord[]>`
+    // The locked rows are read as they stand after any wait for the lock, so each link is
+    // granted what its limit leaves (least(n, max_visits - accesses)), or nothing when it
+    // has expired or its owner is disabled, in the same statement that counts it.
+    const rows = await guarded(() => sql<(LinkStateRow & { granted: number })[]>`
       WITH batch AS (
-        SELECT l.id, b.n FROM links l
-        JOIN unnest(${sql.array(codes, 25)}::text[], ${sql.array(counts, 23)}::int[]) AS b(code, n) ON l.short_code = b.code
-        ORDER BY l.id
-        FOR UPDATE OF l
+        SELECT l.id, b.n, l.short_code, l.points_to, l.created_by, l.accesses, l.expires_at, l.max_visits, a.disabled
+          FROM links l
+          JOIN unnest(${sql.array(codes, 25)}::text[], ${sql.array(counts, 23)}::int[]) AS b(code, n) ON l.short_code = b.code
+          JOIN accounts a ON a.uid = l.created_by
+         ORDER BY l.id
+           FOR UPDATE OF l
+      ), granted AS (
+        SELECT batch.*,
+               CASE WHEN disabled OR expires_at <= ${now} THEN 0
+                    WHEN max_visits IS NULL THEN n
+                    ELSE least(n, greatest(max_visits - accesses, 0)) END AS granted
+          FROM batch
+      ), counted AS (
+        UPDATE links l SET accesses = l.accesses + granted.granted
+          FROM granted WHERE l.id = granted.id AND granted.granted > 0
       )
-      UPDATE links l SET accesses = l.accesses + batch.n FROM batch WHERE l.id = batch.id
-      RETURNING ${sql.unsafe(LINK_COLUMNS)}`);
+      SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy",
+             accesses + granted AS accesses, granted, expires_at AS "expiresAt", max_visits AS "maxVisits", disabled
+        FROM granted`);
     const results = new Map<string, CountedLink<LinkRecord>>();
-    for (const row of rows) results.set(row.shortCode, { row, accesses: row.accesses });
+    for (const state of rows) {
+      const row = { shortCode: state.shortCode, pointsTo: state.pointsTo, createdBy: state.createdBy, accesses: Number(state.accesses) };
+      const before = row.accesses - state.granted;
+      results.set(row.shortCode, {
+        row, accesses: row.accesses, granted: state.granted, refused: refusalOf(state, before, now) ?? 'visit_limit',
+      });
+    }
     return results;
   }, { timeoutMs });
 
@@ -66,7 +90,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         ${sql.array(sorted.map((l) => l.shortCode), 25)}::text[],
         ${sql.array(sorted.map((l) => l.pointsTo), 25)}::text[],
         ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
-        ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[]
+        ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
+        ${sql.array(sorted.map((l) => l.title ?? null) as string[], 25)}::text[],
+        ${sql.array(sorted.map((l) => joinTags(l.tags)), 25)}::text[],
+        ${sql.array(sorted.map((l) => l.expiresAt ?? null) as string[], 25)}::text[],
+        ${sql.array(sorted.map((l) => l.maxVisits ?? null) as number[], 23)}::int[]
       ) AS results`);
     const results = new Array<CreateLinkResult>(links.length);
     order.forEach((original, position) => (results[original] = row!.results[position]!));
@@ -116,17 +144,61 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         SELECT ${sql.unsafe(LINK_COLUMNS)} FROM links WHERE created_by = ${accountUid} ORDER BY id`)];
     },
 
-    async resolveLink(shortCode: string) {
-      const counted = await counter.count(shortCode);
-      if (counted === undefined) return undefined;
-      const { row, accesses } = counted;
-      return { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
+    async listLinkDetails(accountUid: number, query: LinkQuery = {}) {
+      // Keyset paging on the (created_by, id) index; one row more than the limit tells
+      // whether more remain. Tags match whole (',a,' within ',a,b,'); strpos, not LIKE, since
+      // '_' is a tag character.
+      const { q, tags = [], after, limit } = query;
+      const tagFilter = tags.reduce((fragment, tag) => sql`${fragment} AND strpos(',' || tags || ',', ${`,${tag},`}) > 0`, sql``);
+      const rows = await timed(() => sql<(LinkDetailsRow & { id: number })[]>`
+        SELECT id, ${sql.unsafe(LINK_DETAILS_COLUMNS)} FROM links
+         WHERE created_by = ${accountUid}
+           ${after === undefined ? sql`` : sql`AND id > ${after}`}
+           ${q === undefined ? sql`` : sql`AND (strpos(lower(short_code), ${q}) > 0 OR strpos(lower(points_to), ${q}) > 0
+                                                OR strpos(lower(coalesce(title, '')), ${q}) > 0)`}
+           ${tagFilter}
+         ORDER BY id
+         ${limit === undefined ? sql`` : sql`LIMIT ${limit + 1}`}`);
+      const more = limit !== undefined && rows.length > limit;
+      const page = more ? rows.slice(0, limit) : [...rows];
+      return { links: page.map(detailsOf), next: more ? Number(page.at(-1)!.id) : undefined };
     },
 
-    async findLink(shortCode: string) {
-      const [row] = await timed(() => sql<LinkRecord[]>`
-        SELECT ${sql.unsafe(LINK_COLUMNS)} FROM links WHERE short_code = ${shortCode}`);
-      return row;
+    updateLink(shortCode: string, accountUid: number, changes: LinkChanges): Promise<UpdateLinkResult> {
+      return withDeadline(guarded(() => sql.begin(async (tx): Promise<UpdateLinkResult> => {
+        // The row lock orders this edit with the batches that count the link's accesses.
+        const [owner] = await tx<{ createdBy: number; disabled: boolean }[]>`
+          SELECT l.created_by AS "createdBy", (SELECT disabled FROM accounts WHERE uid = ${accountUid}) AS disabled
+            FROM links l WHERE l.short_code = ${shortCode} FOR UPDATE`;
+        if (owner === undefined) return { status: 'not_found' };
+        if (Number(owner.createdBy) !== accountUid) return { status: 'not_owner' };
+        if (owner.disabled) return { status: 'account_disabled' };
+        const [row] = await tx<LinkDetailsRow[]>`
+          UPDATE links SET
+            points_to  = CASE WHEN ${changes.pointsTo !== undefined} THEN ${changes.pointsTo ?? null}::text ELSE points_to END,
+            title      = CASE WHEN ${changes.title !== undefined} THEN ${changes.title ?? null}::text ELSE title END,
+            tags       = CASE WHEN ${changes.tags !== undefined} THEN ${joinTags(changes.tags)}::text ELSE tags END,
+            expires_at = CASE WHEN ${changes.expiresAt !== undefined} THEN ${changes.expiresAt ?? null}::text ELSE expires_at END,
+            max_visits = CASE WHEN ${changes.maxVisits !== undefined} THEN ${changes.maxVisits ?? null}::int ELSE max_visits END
+          WHERE short_code = ${shortCode}
+          RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
+        return { status: 'updated', link: detailsOf(row!) };
+      })), timeoutMs);
+    },
+
+    async resolveLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined> {
+      const counted = await counter.count(shortCode, now);
+      if (counted === undefined) return undefined;
+      const { row, accesses, refused } = counted;
+      const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
+      return refused === undefined ? link : { ...link, refused };
+    },
+
+    async findLink(shortCode: string, now?: string) {
+      const [row] = await timed(() => sql<LinkStateRow[]>`
+        SELECT ${sql.unsafe(LINK_COLUMNS)}, l.expires_at AS "expiresAt", l.max_visits AS "maxVisits", a.disabled
+          FROM links l JOIN accounts a ON a.uid = l.created_by WHERE l.short_code = ${shortCode}`);
+      return row === undefined ? undefined : resolvedOf(row, now ?? new Date().toISOString());
     },
 
     async ping(options?: PingOptions) {

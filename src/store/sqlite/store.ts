@@ -6,9 +6,12 @@ import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, type CountedLink } from '../group-commit.ts';
 import { storageUnavailable } from '../errors.ts';
 import { MIGRATIONS_TABLE } from '../migration.ts';
+import {
+  detailsOf, joinTags, LINK_DETAILS_COLUMNS, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
+} from '../link-rows.ts';
 import type {
-  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkRecord, NewAccount, NewLink, Store,
-  PingOptions,
+  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink, Store,
+  PingOptions, ResolvedLink, UpdateLinkResult,
 } from '../store.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../deadline.ts';
 import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
@@ -41,6 +44,39 @@ export interface SqliteOptions {
   readonly timeoutMs?: number;
 }
 
+/** A `LinkStateRow`: the link, its limits and its owner's disabled flag. */
+const LINK_STATE_COLUMNS = `${LINK_COLUMNS}, expires_at AS "expiresAt", max_visits AS "maxVisits",
+  (SELECT disabled FROM accounts WHERE uid = links.created_by) AS disabled`;
+
+/**
+ * The statement of one list shape and its parameters. Keyset paging: `id > after` on the
+ * (created_by, id) index, so a page costs its own rows (and the rows the filters skip), never
+ * the pages before it. One more row than the limit is read to know whether more remain.
+ */
+function listQuery(accountUid: number, query: LinkQuery): { sql: string; parameters: (string | number)[] } {
+  const where = ['created_by = ?'];
+  const parameters: (string | number)[] = [accountUid];
+  if (query.after !== undefined) {
+    where.push('id > ?');
+    parameters.push(query.after);
+  }
+  if (query.q !== undefined) {
+    where.push("(instr(lower(short_code), ?) > 0 OR instr(lower(points_to), ?) > 0 OR instr(lower(coalesce(title, '')), ?) > 0)");
+    parameters.push(query.q, query.q, query.q);
+  }
+  for (const tag of query.tags ?? []) {
+    // Whole tags only: ',a,' is in ',a,b,' but not in ',ab,'. instr, not LIKE: '_' is a tag character.
+    where.push("instr(',' || tags || ',', ?) > 0");
+    parameters.push(`,${tag},`);
+  }
+  let sql = `SELECT id, ${LINK_DETAILS_COLUMNS} FROM links WHERE ${where.join(' AND ')} ORDER BY id`;
+  if (query.limit !== undefined) {
+    sql += ' LIMIT ?';
+    parameters.push(query.limit + 1);
+  }
+  return { sql, parameters };
+}
+
 // Below this, writes that need a new page fail (SQLITE_FULL) although a probe may fit.
 const MIN_FREE_BYTES = 1024 * 1024;
 
@@ -71,14 +107,39 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     takeSlot: db.prepare(TAKE_SLOT),
     giveBackSlot: db.prepare(GIVE_BACK_SLOT),
     insertLink: db.prepare(
-      `INSERT INTO links (short_code, points_to, created_by, date_created) VALUES (?, ?, ?, ?)
+      `INSERT INTO links (short_code, points_to, created_by, date_created, title, tags, expires_at, max_visits)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (short_code) DO NOTHING`,
     ),
     deleteOwnLink: db.prepare('DELETE FROM links WHERE short_code = ? AND created_by = ?'),
     linkExists: db.prepare('SELECT 1 AS found FROM links WHERE short_code = ?'),
     listLinks: db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE created_by = ? ORDER BY id`),
-    findLink: db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE short_code = ?`),
-    addAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING ${LINK_COLUMNS}`),
+    findLink: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
+    // The hot path: one statement per link and batch, as before the limits existed. It only
+    // counts a link without a visit limit, unexpired, whose owner is not disabled; any other
+    // link (or none) returns no row and is settled by linkState/grantAccesses below.
+    addAccesses: db.prepare(
+      `UPDATE links SET accesses = accesses + ?1
+        WHERE short_code = ?2 AND max_visits IS NULL AND (expires_at IS NULL OR expires_at > ?3)
+          AND NOT EXISTS (SELECT 1 FROM accounts WHERE uid = links.created_by AND disabled <> 0)
+        RETURNING ${LINK_COLUMNS}`,
+    ),
+    linkState: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
+    grantAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING ${LINK_COLUMNS}`),
+    linkOwner: db.prepare(
+      `SELECT l.created_by AS "createdBy", (SELECT disabled FROM accounts WHERE uid = ?2) AS disabled
+         FROM links l WHERE l.short_code = ?1`,
+    ),
+    // Each field changes only when its flag is set, so one statement serves every edit.
+    updateLink: db.prepare(
+      `UPDATE links SET
+         points_to  = CASE WHEN ?2 THEN ?3 ELSE points_to END,
+         title      = CASE WHEN ?4 THEN ?5 ELSE title END,
+         tags       = CASE WHEN ?6 THEN ?7 ELSE tags END,
+         expires_at = CASE WHEN ?8 THEN ?9 ELSE expires_at END,
+         max_visits = CASE WHEN ?10 THEN ?11 ELSE max_visits END
+       WHERE short_code = ?1 RETURNING ${LINK_DETAILS_COLUMNS}`,
+    ),
     ping: db.prepare('SELECT 1 AS ok'),
     // A committed write that changes nothing: the newest migration's row rewritten as it is.
     pingWrite: db.prepare(`UPDATE ${MIGRATIONS_TABLE} SET version = version WHERE version = (SELECT max(version) FROM ${MIGRATIONS_TABLE})`),
@@ -150,16 +211,29 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     }, timeoutMs, signal));
   }
 
-  const counter = createGroupCommit<LinkRecord>((increments, signal) =>
+  const counter = createGroupCommit<LinkRecord>((increments, signal, now) =>
     transaction(() => {
       const results = new Map<string, CountedLink<LinkRecord>>();
       for (const [code, count] of increments) {
-        const row = statements.addAccesses.get(count, code) as LinkRecord | undefined;
-        if (row !== undefined) results.set(code, { row, accesses: row.accesses });
+        const row = statements.addAccesses.get(count, code, now) as LinkRecord | undefined;
+        if (row !== undefined) {
+          results.set(code, { row, accesses: row.accesses });
+          continue;
+        }
+        // Unknown, or a link with a limit, an expiry or a disabled owner. Inside the write
+        // transaction, so nothing changes between this read and the grant.
+        const state = statements.linkState.get(code) as LinkStateRow | undefined;
+        if (state === undefined) continue;
+        const refused = refusalOf(state, state.accesses, now);
+        const granted = refused !== undefined ? 0
+          : state.maxVisits === null ? count : Math.min(count, state.maxVisits - state.accesses);
+        const counted = granted > 0 ? statements.grantAccesses.get(granted, code) as unknown as LinkRecord : state;
+        results.set(code, { row: counted, accesses: counted.accesses, granted, refused: refused ?? 'visit_limit' });
       }
       return results;
     }, signal),
   { timeoutMs });
+  const listStatements = new Map<string, StatementSync>();
 
   const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
   const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
@@ -182,7 +256,10 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       return writes.run<CreateLinkResult>(
         () => {
           if (statements.takeSlot.run(link.createdBy, 0).changes === 0) return 'cap_reached';
-          const inserted = statements.insertLink.run(link.shortCode, link.pointsTo, link.createdBy, link.dateCreated);
+          const inserted = statements.insertLink.run(
+            link.shortCode, link.pointsTo, link.createdBy, link.dateCreated,
+            link.title ?? null, joinTags(link.tags), link.expiresAt ?? null, link.maxVisits ?? null,
+          );
           return inserted.changes === 0 ? 'taken' : 'created';
         },
         (result) => result === 'created',
@@ -203,15 +280,50 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       return read(() => statements.listLinks.all(accountUid) as unknown as LinkRecord[]);
     },
 
-    async resolveLink(shortCode: string) {
-      const counted = await counter.count(shortCode);
-      if (counted === undefined) return undefined;
-      const { row, accesses } = counted;
-      return { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
+    listLinkDetails(accountUid: number, query: LinkQuery = {}) {
+      const { sql, parameters } = listQuery(accountUid, query);
+      let statement = listStatements.get(sql);
+      if (statement === undefined) {
+        statement = db.prepare(sql);
+        listStatements.set(sql, statement);
+      }
+      const rows = read(() => statement.all(...parameters) as unknown as (LinkDetailsRow & { id: number })[]);
+      return rows.then((all) => {
+        const more = query.limit !== undefined && all.length > query.limit;
+        const page = more ? all.slice(0, query.limit) : all;
+        return { links: page.map(detailsOf), next: more ? page.at(-1)!.id : undefined };
+      });
     },
 
-    findLink(shortCode: string) {
-      return read(() => statements.findLink.get(shortCode) as LinkRecord | undefined);
+    updateLink(shortCode: string, accountUid: number, changes: LinkChanges) {
+      return writes.run<UpdateLinkResult>(() => {
+        const owner = statements.linkOwner.get(shortCode, accountUid) as { createdBy: number; disabled: number | null } | undefined;
+        if (owner === undefined) return { status: 'not_found' };
+        if (owner.createdBy !== accountUid) return { status: 'not_owner' };
+        if (owner.disabled === 1) return { status: 'account_disabled' };
+        const row = statements.updateLink.get(
+          shortCode,
+          changes.pointsTo !== undefined ? 1 : 0, changes.pointsTo ?? null,
+          changes.title !== undefined ? 1 : 0, changes.title ?? null,
+          changes.tags !== undefined ? 1 : 0, joinTags(changes.tags),
+          changes.expiresAt !== undefined ? 1 : 0, changes.expiresAt ?? null,
+          changes.maxVisits !== undefined ? 1 : 0, changes.maxVisits ?? null,
+        ) as unknown as LinkDetailsRow;
+        return { status: 'updated', link: detailsOf(row) };
+      });
+    },
+
+    async resolveLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined> {
+      const counted = await counter.count(shortCode, now);
+      if (counted === undefined) return undefined;
+      const { row, accesses, refused } = counted;
+      const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
+      return refused === undefined ? link : { ...link, refused };
+    },
+
+    async findLink(shortCode: string, now?: string) {
+      const row = await read(() => statements.findLink.get(shortCode) as LinkStateRow | undefined);
+      return row === undefined ? undefined : resolvedOf(row, now ?? new Date().toISOString());
     },
 
     async ping(probe?: PingOptions) {

@@ -1,0 +1,128 @@
+/**
+ * The rules for a link's details (CONTRACT §7.1) and for the list's filters, applied to the
+ * raw parameter text; each returns the stored form or throws an invalid-parameter error.
+ */
+import { invalid } from '../errors.ts';
+
+export const TITLE_MAX = 200;
+export const TAGS_MAX = 10;
+export const TAG_MAX = 50;
+export const TAG_PATTERN = '^[A-Za-z0-9._-]+$';
+export const MAX_VISITS_MAX = 2_147_483_647;
+export const LIST_LIMIT_MAX = 1000;
+export const QUERY_MAX = 2000;
+
+const TAG_SHAPE = new RegExp(TAG_PATTERN);
+// C0 and C1 controls, DEL, and the line and paragraph separators.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+// RFC 3339 date-time (section 5.6): a T (either case), seconds, optional fraction, and an
+// offset that is Z or numeric. No offset or a bare date is refused rather than guessed.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** A title: 0-200 code points, no control characters; empty means none. */
+export function parseTitle(value: string): string | null {
+  if (CONTROL.test(value)) throw invalid('title must not contain control characters');
+  if (codePoints(value) > TITLE_MAX) throw invalid(`title must be at most ${TITLE_MAX} characters long`);
+  return value === '' ? null : value;
+}
+
+/**
+ * Tags, comma-separated (spaces around each are ignored): at most 10, each 1-50 letters,
+ * digits, '-', '_' or '.'; answered lower case, duplicates dropped. Empty means none.
+ */
+export function parseTags(value: string, name = 'tags'): string[] {
+  if (value.trim() === '') return [];
+  const tags: string[] = [];
+  for (const raw of value.split(',')) {
+    const tag = raw.trim();
+    if (tag === '') throw invalid(`${name} must not contain an empty tag`);
+    if (tag.length > TAG_MAX || !TAG_SHAPE.test(tag)) {
+      throw invalid(`each tag must be 1 to ${TAG_MAX} characters from A-Z a-z 0-9 - _ .`);
+    }
+    const lower = tag.toLowerCase();
+    if (!tags.includes(lower)) tags.push(lower);
+  }
+  if (tags.length > TAGS_MAX) throw invalid(`${name} may hold at most ${TAGS_MAX} tags`);
+  return tags;
+}
+
+/**
+ * An RFC 3339 time with an offset, answered in `toISOString()` form (UTC, milliseconds;
+ * finer fractions are cut, not rounded, so a time never moves later).
+ */
+export function parseTimestamp(value: string, name: string): Date {
+  const match = DATE_TIME.exec(value);
+  if (match === null) {
+    throw invalid(`${name} must be an RFC 3339 time with an offset, like 2030-01-31T12:00:00Z`);
+  }
+  const [, year, month, day, hour, minute, second, fraction = '', , sign, offsetHours = '0', offsetMinutes = '0'] = match;
+  const fields = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = fields;
+  const millis = fraction === '' ? 0 : Number(fraction.slice(1, 4).padEnd(3, '0'));
+  const local = Date.UTC(y, mo - 1, d, h, mi, s, millis);
+  const check = new Date(local);
+  const offHours = Number(offsetHours);
+  const offMinutes = Number(offsetMinutes);
+  if (
+    check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d ||
+    h > 23 || mi > 59 || s > 59 || offHours > 23 || offMinutes > 59 || y < 1
+  ) {
+    throw invalid(`${name} is not a valid date and time`);
+  }
+  const offset = (sign === '-' ? -1 : 1) * (offHours * 60 + offMinutes) * 60_000;
+  return new Date(local - (sign === undefined ? 0 : offset));
+}
+
+/** `expires`: a time in the future (after `now`), stored in `toISOString()` form. */
+export function parseExpires(value: string, now: Date): string {
+  const time = parseTimestamp(value, 'expires');
+  if (time.getTime() <= now.getTime()) throw invalid('expires must be in the future');
+  if (time.getUTCFullYear() > 9999) throw invalid('expires must be before the year 10000');
+  return time.toISOString();
+}
+
+function parsePositiveInteger(value: string, name: string, max: number): number {
+  if (!/^[0-9]{1,10}$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw invalid(`${name} must be a whole number from 1 to ${max.toLocaleString('en-US')}`);
+  }
+  return Number(value);
+}
+
+/** `max_visits`: 1 to 2,147,483,647. */
+export function parseMaxVisits(value: string): number {
+  return parsePositiveInteger(value, 'max_visits', MAX_VISITS_MAX);
+}
+
+/** The list's `limit`: 1 to 1000. */
+export function parseLimit(value: string): number {
+  return parsePositiveInteger(value, 'limit', LIST_LIMIT_MAX);
+}
+
+/** The list's `q`, lower-cased for a case-insensitive match. */
+export function parseQuery(value: string): string {
+  if (CONTROL.test(value)) throw invalid('q must not contain control characters');
+  if (codePoints(value) > QUERY_MAX) throw invalid(`q must be at most ${QUERY_MAX} characters long`);
+  return value.toLowerCase();
+}
+
+/**
+ * The list cursor: opaque to clients ("c" and the position in base64url), so its form can
+ * change without breaking them. The position is the last link's row id, which only grows.
+ */
+export function encodeCursor(position: number): string {
+  return Buffer.from(`c${position}`).toString('base64url');
+}
+
+export function decodeCursor(value: string): number {
+  const text = /^[A-Za-z0-9_-]{1,32}$/.test(value) ? Buffer.from(value, 'base64url').toString('latin1') : '';
+  const match = /^c([0-9]{1,15})$/.exec(text);
+  if (match === null || encodeCursor(Number(match[1])) !== value) throw invalid('cursor is not valid');
+  return Number(match[1]);
+}

@@ -1,0 +1,70 @@
+/**
+ * Link details as both engines store them, and the one rule that decides whether a stored
+ * link still resolves. Tags are one text column, lower case and comma-joined ('' for none);
+ * ExpiresAt is `toISOString()` text (UTC), so "expired" is a text comparison with the
+ * current time in the same form, in SQL and here alike.
+ */
+import { LINK_COLUMNS } from './columns.ts';
+import type { LinkDetailsRecord, LinkRecord, LinkRefusal, ResolvedLink } from './store.ts';
+
+/** A `LinkDetailsRow`: the link columns and its details as stored. */
+export const LINK_DETAILS_COLUMNS =
+  `${LINK_COLUMNS}, date_created AS "dateCreated", title, tags, expires_at AS "expiresAt", max_visits AS "maxVisits"`;
+
+/** A row as read with LINK_DETAILS_COLUMNS. */
+export interface LinkDetailsRow extends LinkRecord {
+  readonly dateCreated: string;
+  readonly title: string | null;
+  readonly tags: string;
+  readonly expiresAt: string | null;
+  readonly maxVisits: number | null;
+}
+
+/** What decides whether a link resolves, read beside its columns. */
+export interface LinkStateRow extends LinkRecord {
+  readonly expiresAt: string | null;
+  readonly maxVisits: number | null;
+  /** The owner account's flag (SQLite 0/1, PostgreSQL boolean). */
+  readonly disabled: number | boolean | null;
+}
+
+/** Tags as stored: lower case, comma-joined, '' for none. */
+export function joinTags(tags: readonly string[] | undefined): string {
+  return tags === undefined ? '' : tags.join(',');
+}
+
+export function detailsOf(row: LinkDetailsRow): LinkDetailsRecord {
+  return {
+    shortCode: row.shortCode,
+    pointsTo: row.pointsTo,
+    createdBy: Number(row.createdBy),
+    accesses: Number(row.accesses),
+    dateCreated: row.dateCreated,
+    title: row.title,
+    tags: row.tags === '' ? [] : row.tags.split(','),
+    expiresAt: row.expiresAt,
+    maxVisits: row.maxVisits === null ? null : Number(row.maxVisits),
+  };
+}
+
+/**
+ * Why a link in this state does not resolve at `now` (an ISO time), or undefined when it
+ * does. A disabled owner comes first, then expiry, then the visit limit.
+ */
+export function refusalOf(
+  state: { readonly expiresAt: string | null; readonly maxVisits: number | null; readonly disabled: number | boolean | null },
+  accesses: number,
+  now: string,
+): LinkRefusal | undefined {
+  if (state.disabled === true || state.disabled === 1) return 'disabled';
+  if (state.expiresAt !== null && state.expiresAt <= now) return 'expired';
+  if (state.maxVisits !== null && accesses >= Number(state.maxVisits)) return 'visit_limit';
+  return undefined;
+}
+
+/** The public link of a state row, with its refusal (if any) at `now`. */
+export function resolvedOf(row: LinkStateRow, now: string): ResolvedLink {
+  const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: Number(row.createdBy), accesses: Number(row.accesses) };
+  const refused = refusalOf(row, link.accesses, now);
+  return refused === undefined ? link : { ...link, refused };
+}
