@@ -189,6 +189,34 @@ for (const withRedis of [false, true]) {
       for (const server of servers) assert.equal((await listLinks(server, owner))[0]!.Accesses, 600, 'stored: 600');
     });
 
+    test('max_visits 50 with 300 resolutions and redirects racing over the instances: exactly 50 succeed (guarantee 7)', async () => {
+      const owner = await newAccount(servers[1]!);
+      const short = `limited-${uniqueSuffix()}`;
+      const created = await call(servers[1]!, `/v1/link?${new URLSearchParams({ url: 'https://example.org/limited', short, max_visits: '50' })}`, { headers: owner.auth });
+      assert.equal(created.status, 200, created.text);
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, async (_, client) => {
+          const mine: Reply[] = [];
+          for (let n = 0; n < 10; n++) {
+            const server = servers[(client + n) % 3]!;
+            mine.push(await call(server, n % 2 === 0 ? `/v1/get/${short}` : `/${short}`));
+          }
+          return mine;
+        }),
+      );
+      const all = replies.flat();
+      const granted = all.filter((reply) => reply.status === 200 || reply.status === 302);
+      assert.equal(granted.length, 50, JSON.stringify(tally(all.map((reply) => reply.status))));
+      assert.ok(all.every((reply) => [200, 302, 410].includes(reply.status)), JSON.stringify(tally(all.map((reply) => reply.status))));
+      for (const reply of all.filter((r) => r.status === 410)) {
+        assert.ok(reply.text === 'Unable to resolve link: the link has reached its visit limit' || reply.headers.get('content-type') === HTML);
+      }
+      const counts = all.filter((reply) => reply.status === 200).map((reply) => (JSON.parse(reply.text) as LinkJson).Accesses);
+      assert.equal(new Set(counts).size, counts.length, 'distinct counts');
+      assert.ok(counts.every((count) => count >= 1 && count <= 50));
+      for (const server of servers) assert.equal((await listLinks(server, owner))[0]!.Accesses, 50, 'stored: 50');
+    });
+
     test('a delete answered by one instance is seen at once by the others', async () => {
       const owner = await newAccount(servers[0]!);
       const other = await newAccount(servers[2]!);

@@ -47,6 +47,19 @@ async function checkUpgraded(store: Store, admin: AdminStore): Promise<void> {
   ]);
   assert.equal((await store.resolveLink('old1'))?.accesses, 6, 'counts go on from the stored count');
 
+  // Old links have no details, and take them (CONTRACT §7.1): a visit limit below the count
+  // already reached refuses at once, without counting.
+  const details = (await store.listLinkDetails(1)).links.map((link) => ({ ...link, tags: [...link.tags] }));
+  assert.deepEqual(details.map(({ title, tags, expiresAt, maxVisits, dateCreated }) => ({ title, tags, expiresAt, maxVisits, dateCreated })), [
+    { title: null, tags: [], expiresAt: null, maxVisits: null, dateCreated: CREATED },
+    { title: null, tags: [], expiresAt: null, maxVisits: null, dateCreated: CREATED },
+  ]);
+  const edited = await store.updateLink('old1', 1, { title: 'Kept', tags: ['old'], maxVisits: 6 });
+  assert.equal(edited.status, 'updated');
+  assert.equal((await store.resolveLink('old1'))?.refused, 'visit_limit');
+  assert.deepEqual((await store.listLinkDetails(1, { tags: ['old'] })).links.map((link) => link.shortCode), ['old1']);
+  await store.updateLink('old1', 1, { maxVisits: null });
+
   // The cap as the old rows set it, through the server's creates and the admin import alike.
   const newLink = (shortCode: string, createdBy: number) =>
     ({ shortCode, pointsTo: 'https://new.example/', createdBy, dateCreated: new Date().toISOString() });
