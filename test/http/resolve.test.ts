@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { newAccount } from '../helpers/app.ts';
 import {
   accessesOf,
   appFor,
   assertError,
+  createLink,
   createLinkOk,
+  deleteLink,
   HTML,
   JSON_TYPE,
   LINK_KEYS,
   listen,
+  listLinks,
   rawRequest,
   resolve,
   TEXT,
@@ -63,7 +66,7 @@ describe('GET /v1/get/{shortcode}', () => {
 
   test('answers an unknown shortcode with 404 in plain text', async (t) => {
     const { app } = await appFor(t);
-    for (const short of ['nosuchlink', 'ab', 'x'.repeat(2001)]) {
+    for (const short of ['nosuchlink', 'ab', 'x'.repeat(2001), 'a%2Fb']) {
       assertError(await app.inject({ method: 'GET', url: `/v1/get/${short}` }), 404, 'resolve link');
     }
   });
@@ -228,5 +231,75 @@ describe('GET /{shortcode}', () => {
     const response = await app.inject({ method: 'GET', url: `/${short}?utm_source=mail` });
     assert.equal(response.statusCode, 302);
     assert.equal(response.headers.location, TARGET);
+  });
+});
+
+describe('imported short codes (1-4 characters)', () => {
+  // Codes other shorteners hand out (YOURLS `1`, `2a`, `ozh`; Shlink and Bitly 3-4
+  // characters): only `shortlink import` writes them, so the test puts them in the store.
+  const IMPORTED = ['1', 'a', '~', '2a', 'ozh', 'Ab-4'];
+
+  async function withImported(t: TestContext) {
+    const testApp = await appFor(t);
+    const owner = await newAccount(testApp.app);
+    for (const [i, shortCode] of IMPORTED.entries()) {
+      const result = await testApp.store.createLink({
+        shortCode, pointsTo: `${TARGET}&n=${i}`, createdBy: owner.uid, dateCreated: new Date().toISOString(),
+      });
+      assert.equal(result, 'created');
+    }
+    return { ...testApp, owner };
+  }
+
+  test('resolve through GET and HEAD /v1/get/{code}, counting only GET', async (t) => {
+    const { app } = await withImported(t);
+    for (const [i, short] of IMPORTED.entries()) {
+      const head = await app.inject({ method: 'HEAD', url: `/v1/get/${short}` });
+      assert.equal(head.statusCode, 200, short);
+      const response = await resolve(app, short);
+      assert.equal(response.statusCode, 200, short);
+      assert.deepEqual(response.json(), { ...(response.json() as LinkJson), ShortCode: short, PointsTo: `${TARGET}&n=${i}`, Accesses: 1 });
+    }
+  });
+
+  test('redirect from GET /{code} (HEAD without counting), while / stays the web UI', async (t) => {
+    const { app, owner } = await withImported(t);
+    for (const [i, short] of IMPORTED.entries()) {
+      const head = await app.inject({ method: 'HEAD', url: `/${short}` });
+      assert.equal(head.statusCode, 302, short);
+      const response = await app.inject({ method: 'GET', url: `/${short}` });
+      assert.equal(response.statusCode, 302, short);
+      assert.equal(response.headers.location, `${TARGET}&n=${i}`);
+      assert.equal(await accessesOf(app, owner.code, short), 1, short);
+    }
+    const home = await app.inject({ method: 'GET', url: '/' });
+    assert.equal(home.statusCode, 200);
+    assert.equal(home.headers['content-type'], HTML);
+    assert.match(home.body, /<html/i);
+    // Unknown codes of one character are still the HTML 404 page and the plain-text 404.
+    const unknown = await app.inject({ method: 'GET', url: '/z' });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.headers['content-type'], HTML);
+    assertError(await resolve(app, 'z'), 404, 'resolve link');
+  });
+
+  test('are listed and deleted by their owner only', async (t) => {
+    const { app, owner } = await withImported(t);
+    const intruder = await newAccount(app);
+    assert.deepEqual((await listLinks(app, owner.code)).map((link) => link.ShortCode), IMPORTED);
+    assertError(await deleteLink(app, intruder.code, '1'), 403, 'delete link');
+    const deleted = await deleteLink(app, owner.code, '1');
+    assert.equal(deleted.statusCode, 200);
+    assert.equal(deleted.body, 'Success');
+    assertError(await resolve(app, '1'), 404, 'resolve link');
+    assert.equal((await listLinks(app, owner.code)).length, IMPORTED.length - 1);
+  });
+
+  test('cannot be chosen through the API: created codes stay 5 or more characters', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    for (const short of ['1', 'ozh', 'abcd']) {
+      assertError(await createLink(app, code, { url: TARGET, short }), 400, 'create link');
+    }
   });
 });

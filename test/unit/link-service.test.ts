@@ -176,7 +176,7 @@ describe('createLinkService: deleting', () => {
 
   test('text that cannot be a shortcode is LinkNotFound without asking the store', async () => {
     const { store, links, account } = await fixture();
-    for (const text of ['abcd', 'has space', 'x'.repeat(2001), '']) {
+    for (const text of ['has space', 'abc/d', 'x'.repeat(2001), '']) {
       await assert.rejects(links.delete(account, text), domainError(ErrorCode.LinkNotFound));
     }
     assert.deepEqual(store.callsOf('deleteLink'), []);
@@ -218,7 +218,7 @@ describe('createLinkService: listing, resolving, peeking', () => {
 
   test('text that cannot be a shortcode is LinkNotFound for both, without asking the store', async () => {
     const { store, links } = await fixture();
-    for (const text of ['abc', 'a/b/c/d', 'ünïcode', 'x'.repeat(2001)]) {
+    for (const text of ['', 'a/b/c/d', 'ünïcode', 'x'.repeat(2001)]) {
       await assert.rejects(links.resolve(text), domainError(ErrorCode.LinkNotFound));
       await assert.rejects(links.peek(text), domainError(ErrorCode.LinkNotFound));
     }
