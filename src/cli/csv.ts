@@ -1,6 +1,6 @@
 /**
- * CSV as RFC 4180 writes it, read as a stream: fields separated by commas, records by LF,
- * CRLF or CR; a field in double quotes may hold commas, line breaks and doubled quotes (`""`).
+ * CSV as RFC 4180 writes it, read as a stream: fields separated by commas (or semicolons, as
+ * spreadsheets write it where the comma is the decimal mark, or tabs), records by LF, CRLF or CR; a field in double quotes may hold commas, line breaks and doubled quotes (`""`).
  * A byte-order mark at the start is skipped and blank lines are ignored. About a hundred lines
  * by hand instead of a dependency: the format is small, and the parser must stream.
  */
@@ -32,8 +32,31 @@ const State = {
 } as const;
 type State = (typeof State)[keyof typeof State];
 
-/** Parses CSV text arriving in chunks of any size into records. */
-export async function* parseCsv(chunks: AsyncIterable<string | Buffer> | Iterable<string>): AsyncGenerator<CsvRecord> {
+/** The field separators an import reads, with the names the CLI and its reports use. */
+export const DELIMITERS = { ',': 'comma', ';': 'semicolon', '\t': 'tab' } as const;
+export type Delimiter = keyof typeof DELIMITERS;
+
+/**
+ * The separator of a file from its header line: whichever of comma, semicolon and tab occurs
+ * most outside quotes; a comma on a tie or when there is none (a file of one column).
+ */
+export function detectDelimiter(headerLine: string): Delimiter {
+  const counts: Record<Delimiter, number> = { ',': 0, ';': 0, '\t': 0 };
+  let quoted = false;
+  for (const c of headerLine) {
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === ',' || c === ';' || c === '\t')) counts[c]++;
+  }
+  let best: Delimiter = ',';
+  for (const candidate of [';', '\t'] as const) if (counts[candidate] > counts[best]) best = candidate;
+  return best;
+}
+
+/** Parses CSV text arriving in chunks of any size into records, fields split at `delimiter`. */
+export async function* parseCsv(
+  chunks: AsyncIterable<string | Buffer> | Iterable<string>,
+  delimiter: Delimiter = ',',
+): AsyncGenerator<CsvRecord> {
   let state: State = State.FieldStart;
   let field = '';
   let fields: string[] = [];
@@ -72,7 +95,7 @@ export async function* parseCsv(chunks: AsyncIterable<string | Buffer> | Iterabl
         case State.FieldStart:
         case State.Unquoted:
           if (lfOfCRLF) break;
-          if (c === ',') {
+          if (c === delimiter) {
             endField();
             state = State.FieldStart;
           } else if (c === '\n' || c === '\r') {
@@ -99,7 +122,7 @@ export async function* parseCsv(chunks: AsyncIterable<string | Buffer> | Iterabl
           if (c === '"') {
             field += '"';
             state = State.Quoted;
-          } else if (c === ',') {
+          } else if (c === delimiter) {
             endField();
             state = State.FieldStart;
           } else if (c === '\n' || c === '\r') {

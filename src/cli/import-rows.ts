@@ -7,7 +7,7 @@
  * `Short URL`, `short_url` and `shortUrl` are one name.
  */
 import { DomainError } from '../errors.ts';
-import { validateCustomShortcode } from '../links/shortcode.ts';
+import { validateImportedShortcode } from '../links/shortcode.ts';
 import { validateTargetUrl } from '../links/target-url.ts';
 
 /** Which header names feed which field, most specific first. */
@@ -19,6 +19,10 @@ const ALIASES = {
   url: ['pointsto', 'longurl', 'url', 'target', 'destination', 'destinationurl', 'originalurl'],
   accesses: ['accesses', 'clicks', 'visits', 'visitcount', 'visitscount', 'totalclicks', 'hits'],
   dateCreated: ['datecreated', 'createdat', 'created', 'timestamp', 'creationdate', 'date'],
+  /** Kutt marks links an admin took down: they are not brought back. */
+  banned: ['banned'],
+  /** Kutt's password-protected links: Shortlink has no passwords, so they would open to anyone. */
+  passwordProtected: ['password', 'passwordprotected'],
 } as const;
 
 export type ImportField = keyof typeof ALIASES;
@@ -115,14 +119,23 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
 
     let code = text(map.shortCode);
     if (code === '' && map.shortUrl !== undefined) code = shortCodeOfUrl(text(map.shortUrl));
-    const shortCode = code === '' ? undefined : validateCustomShortcode(code);
+    const shortCode = code === '' ? undefined : validateImportedShortcode(code);
+
+    if (isSet(text(map.banned))) return { ok: false, reason: 'the link is marked banned in the file (taken down by the other service)' };
+    if (isSet(text(map.passwordProtected))) {
+      return { ok: false, reason: 'the link is password-protected in the file; Shortlink has no passwords, so it would open to anyone' };
+    }
 
     const accesses = parseAccesses(text(map.accesses));
     if (accesses === undefined) return { ok: false, reason: `accesses must be a whole number ≥ 0, got ${JSON.stringify(text(map.accesses))}` };
 
     const rawDate = text(map.dateCreated);
-    const dateCreated = rawDate === '' ? rules.now : parseDate(rawDate);
-    if (dateCreated === undefined) return { ok: false, reason: `the date created is not a date: ${JSON.stringify(rawDate)}` };
+    let dateCreated = rules.now;
+    if (rawDate !== '') {
+      const date = readDate(rawDate);
+      if (!date.ok) return { ok: false, reason: `the date created ${JSON.stringify(rawDate)} ${date.reason}` };
+      dateCreated = date.iso;
+    }
 
     return { ok: true, row: { shortCode, pointsTo, accesses, dateCreated } };
   } catch (error) {
@@ -152,21 +165,64 @@ function parseAccesses(raw: string): number | undefined {
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
+/** A flag column: empty, `false`, `0`, `no` or null are unset; anything else is set. */
+function isSet(value: string): boolean {
+  return !/^(|false|0|no|null)$/i.test(value);
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(?: ?(Z|[+-]\d{2}(?::?\d{2})?))?)?$/i;
+const HTTP_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}(?::\d{2})? (?:GMT|UTC|[+-]\d{4})$/;
+/** Day and month in either order before the year: 03/15/2024, 15.03.2024, 3-4-24. */
+const NUMERIC_DATE = /^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}(?:[ T,]|$)/;
+const ISO_EXAMPLE = 'e.g. 2024-03-15T09:30:00Z';
+
+export type DateResult = { readonly ok: true; readonly iso: string } | { readonly ok: false; readonly reason: string };
+
 /**
- * Dates in the forms the layouts use: ISO 8601 (ours, Shlink, Kutt, Bitly's `+0000`),
- * YOURLS' `YYYY-MM-DD HH:MM:SS` (taken as UTC), or Unix time in seconds or milliseconds.
+ * Reads a creation date in the forms the layouts use, never guessing:
+ * - ISO 8601 / RFC 3339 with `Z` or an offset (ours, Shlink, Kutt, Bitly's `+0000`);
+ * - `YYYY-MM-DD HH:MM[:SS]` or `YYYY-MM-DD` without an offset (YOURLS, Kutt on SQLite), taken
+ *   as UTC;
+ * - Unix time in seconds (9-11 digits) or milliseconds (12-13 digits);
+ * - an HTTP date (`Tue, 14 Nov 2023 22:13:20 GMT`).
+ * Day-month-year forms like `03/15/2024` or `15/03/2024` are refused as ambiguous (which is
+ * the month?) even where one reading is impossible, so that a file is read one way throughout.
  */
-export function parseDate(raw: string): string | undefined {
-  let time: number;
-  if (/^\d{9,13}$/.test(raw)) {
-    const value = Number(raw);
-    time = raw.length <= 11 ? value * 1000 : value;
-  } else if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(raw)) {
-    time = Date.parse(`${raw.replace(' ', 'T')}Z`);
-  } else {
-    time = Date.parse(raw);
+export function readDate(raw: string): DateResult {
+  const value = raw.trim();
+  if (/^\d{9,13}$/.test(value)) {
+    const number = Number(value);
+    return dateOf(value.length <= 11 ? number * 1000 : number);
   }
-  if (!Number.isFinite(time)) return undefined;
+  const iso = ISO_DATE.exec(value);
+  if (iso !== null) {
+    const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', offset = 'Z'] = iso;
+    // Date.parse would roll 2024-02-30 over into March: the fields are checked first.
+    const fields = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second));
+    const check = new Date(fields);
+    if (
+      check.getUTCFullYear() !== Number(year) || check.getUTCMonth() !== Number(month) - 1 || check.getUTCDate() !== Number(day) ||
+      check.getUTCHours() !== Number(hour) || check.getUTCMinutes() !== Number(minute) || check.getUTCSeconds() !== Number(second)
+    ) {
+      return { ok: false, reason: `is not a real date or time (${ISO_EXAMPLE})` };
+    }
+    const zone = /^z$/i.test(offset) ? 'Z' : `${offset.slice(0, 3)}:${offset.slice(3).replace(':', '') || '00'}`;
+    return dateOf(Date.parse(`${year}-${month}-${day}T${hour}:${minute}:${second}${fraction.slice(0, 4)}${zone}`));
+  }
+  if (HTTP_DATE.test(value)) return dateOf(Date.parse(value));
+  if (NUMERIC_DATE.test(value)) {
+    return { ok: false, reason: `is ambiguous (month/day or day/month?) and is not guessed: write it as ISO 8601, ${ISO_EXAMPLE}` };
+  }
+  return { ok: false, reason: `is not a date this import reads: use ISO 8601 (${ISO_EXAMPLE}), YYYY-MM-DD HH:MM:SS in UTC, or Unix time` };
+}
+
+function dateOf(time: number): DateResult {
   const date = new Date(time);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  return Number.isNaN(date.getTime()) ? { ok: false, reason: 'is out of range' } : { ok: true, iso: date.toISOString() };
+}
+
+/** {@link readDate}'s ISO 8601 form in UTC, or undefined when it refuses the text. */
+export function parseDate(raw: string): string | undefined {
+  const date = readDate(raw);
+  return date.ok ? date.iso : undefined;
 }

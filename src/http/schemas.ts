@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { SHORTCODE_MAX, SHORTCODE_MIN, SHORTCODE_PATTERN } from '../links/shortcode.ts';
+import { LOOKUP_MIN, SHORTCODE_MAX, SHORTCODE_MIN, SHORTCODE_PATTERN } from '../links/shortcode.ts';
 import { URL_MAX } from '../links/target-url.ts';
 import { LIST_LIMIT_MAX, MAX_VISITS_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX } from '../links/link-details.ts';
 
@@ -59,7 +59,13 @@ export const AccountSchema = Type.Object(
 export type Account = Static<typeof AccountSchema>;
 
 export const ShortcodeParams = Type.Object({
-  code: Type.String({ description: 'The shortcode (case-sensitive)', minLength: 1, maxLength: SHORTCODE_MAX }),
+  code: Type.String({
+    description:
+      'The shortcode (case-sensitive): 1-2000 unreserved characters, since links imported from other shorteners keep ' +
+      'their codes, however short; codes chosen through the API have 5 or more',
+    minLength: LOOKUP_MIN,
+    maxLength: SHORTCODE_MAX,
+  }),
 });
 
 const AUTH = Type.Optional(Type.String({ description: 'Access code (or use the Authorization header)' }));
@@ -146,7 +152,7 @@ export const ListLinksQuery = Type.Object({
 });
 
 export const DeleteLinkQuery = Type.Object({
-  short: Type.Optional(Type.String({ description: 'Shortcode of the link to delete (required)' })),
+  short: Type.Optional(Type.String({ description: 'Shortcode of the link to delete (required; imported links may have codes of 1-4 characters)' })),
   auth: AUTH,
 });
 

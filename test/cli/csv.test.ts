@@ -5,16 +5,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CsvError, csvField, csvRecord, parseCsv } from '../../src/cli/csv.ts';
+import { CsvError, csvField, csvRecord, detectDelimiter, parseCsv, type Delimiter } from '../../src/cli/csv.ts';
 
-async function parse(text: string | string[]): Promise<{ fields: string[]; line: number }[]> {
+async function parse(text: string | string[], delimiter?: Delimiter): Promise<{ fields: string[]; line: number }[]> {
   const records = [];
-  for await (const record of parseCsv(typeof text === 'string' ? [text] : text)) records.push(record);
+  for await (const record of parseCsv(typeof text === 'string' ? [text] : text, delimiter)) records.push(record);
   return records;
 }
 
-async function fields(text: string | string[]): Promise<string[][]> {
-  return (await parse(text)).map((record) => record.fields);
+async function fields(text: string | string[], delimiter?: Delimiter): Promise<string[][]> {
+  return (await parse(text, delimiter)).map((record) => record.fields);
 }
 
 describe('CSV reader', () => {
@@ -65,6 +65,34 @@ describe('CSV reader', () => {
   test('refuses text after a closing quote and a quote never closed, naming the line', async () => {
     await assert.rejects(() => parse('a\n"b"x,c\n'), (error: unknown) => error instanceof CsvError && error.line === 2);
     await assert.rejects(() => parse('a\nb\n"c,d\ne\n'), /line 3: a quoted field is never closed/);
+  });
+});
+
+describe('CSV delimiters', () => {
+  test('reads semicolon- and tab-separated text, quotes and all, leaving commas in fields', async () => {
+    assert.deepEqual(await fields('keyword;url;title\n1;https://example.com/?a=1,2;"a; b ""c"""\n', ';'), [
+      ['keyword', 'url', 'title'],
+      ['1', 'https://example.com/?a=1,2', 'a; b "c"'],
+    ]);
+    assert.deepEqual(await fields('shortCode\tlongUrl\r\nabc\t"https://example.com/\tx"\r\n', '\t'), [
+      ['shortCode', 'longUrl'],
+      ['abc', 'https://example.com/\tx'],
+    ]);
+    await assert.rejects(() => parse('a;b\n"c"x;d\n', ';'), /line 2: unexpected "x" after the closing quote/);
+  });
+
+  test('the header line decides: the separator it holds most of outside quotes, else a comma', () => {
+    const cases: [string, Delimiter][] = [
+      ['keyword,url,title,timestamp,ip,clicks', ','],
+      ['keyword;url;title;timestamp;ip;clicks', ';'],
+      ['shortCode\tlongUrl\ttitle\tvisits', '\t'],
+      ['"a,b";"c,d";e', ';'],
+      ['"Short; URL",Long URL,Clicks', ','],
+      ['url', ','],
+      ['', ','],
+      ['a;b,c', ','],
+    ];
+    for (const [header, expected] of cases) assert.equal(detectDelimiter(header), expected, JSON.stringify(header));
   });
 });
 

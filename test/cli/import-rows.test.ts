@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkRow, detectColumns, layoutName, parseDate, shortCodeOfUrl, type ColumnMap } from '../../src/cli/import-rows.ts';
+import { checkRow, detectColumns, layoutName, parseDate, readDate, shortCodeOfUrl, type ColumnMap } from '../../src/cli/import-rows.ts';
 
 const RULES = { ownOrigin: 'http://sl.test', blockedHosts: ['evil.example'], now: '2026-01-01T00:00:00.000Z' };
 
@@ -69,9 +69,13 @@ describe('import values', () => {
       [{ keyword: 'good-code', url: 'http://sl.test/loop' }, /url must not point back at this service/],
       [{ keyword: 'good-code', url: 'https://login.evil.example/' }, /not allowed on this service/],
       [{ keyword: 'good-code', url: '' }, /the url is empty/],
-      [{ keyword: 'abc', url: 'https://example.com' }, /short must be 5 to 2000 characters long/],
-      [{ keyword: 'has space', url: 'https://example.com' }, /short may contain only/],
-      [{ keyword: 'Admin', url: 'https://example.com' }, /is reserved/],
+      [{ keyword: 'x'.repeat(2001), url: 'https://example.com' }, /the shortcode must be at most 2000 characters long/],
+      [{ keyword: 'has space', url: 'https://example.com' }, /the shortcode may contain only/],
+      [{ keyword: 'Admin', url: 'https://example.com' }, /the shortcode "Admin" is a reserved path of this service/],
+      [{ keyword: 'HEALTHZ', url: 'https://example.com' }, /the shortcode "HEALTHZ" is a reserved path/],
+      [{ keyword: '..', url: 'https://example.com' }, /cannot be reached: clients remove "\." and "\.\." path segments/],
+      [{ address: 'kutt-banned', target: 'https://example.com', banned: 'true' }, /marked banned/],
+      [{ address: 'kutt-locked', target: 'https://example.com', password: 'true' }, /password-protected/],
       [{ keyword: 'good-code', url: 'https://example.com', clicks: '-1' }, /accesses must be a whole number/],
       [{ keyword: 'good-code', url: 'https://example.com', clicks: '1.5' }, /accesses must be a whole number/],
       [{ keyword: 'good-code', url: 'https://example.com', timestamp: 'yesterday' }, /not a date/],
@@ -83,6 +87,16 @@ describe('import values', () => {
     }
   });
 
+  test('shortcodes keep their length: 1 to 2000 unreserved characters', () => {
+    for (const keyword of ['1', 'a', '2a', 'ozh', 'ab~c', '.x', 'x'.repeat(2000)]) {
+      const result = check({ keyword, url: 'https://example.com/y' });
+      assert.ok(result.ok, keyword);
+      assert.equal(result.row.shortCode, keyword);
+    }
+    // Kutt's flags set to false do not refuse the row.
+    assert.ok(check({ address: 'kutt-ok', target: 'https://example.com', banned: 'false', password: 'false' }).ok);
+  });
+
   test('dates in the layouts\' forms become ISO 8601 in UTC', () => {
     assert.equal(parseDate('2026-11-22T04:12:49.123Z'), '2026-11-22T04:12:49.123Z');
     assert.equal(parseDate('2023-05-01T10:00:00+02:00'), '2023-05-01T08:00:00.000Z');
@@ -91,5 +105,36 @@ describe('import values', () => {
     assert.equal(parseDate('1700000000'), '2023-11-14T22:13:20.000Z');
     assert.equal(parseDate('1700000000123'), '2023-11-14T22:13:20.123Z');
     assert.equal(parseDate('not a date'), undefined);
+    assert.equal(parseDate('2024-03-15'), '2024-03-15T00:00:00.000Z');
+    assert.equal(parseDate('2024-03-15T09:30:00.123456+05:30'), '2024-03-15T04:00:00.123Z');
+    assert.equal(parseDate('2024-03-15T09:30+0530'), '2024-03-15T04:00:00.000Z');
+    assert.equal(parseDate('2021-06-01T12:00:00 +0000'), '2021-06-01T12:00:00.000Z');
+    assert.equal(parseDate('Tue, 14 Nov 2023 22:13:20 GMT'), '2023-11-14T22:13:20.000Z');
+  });
+
+  test('ambiguous day/month dates are refused, never guessed', () => {
+    for (const raw of ['03/15/2024', '15/03/2024', '03/04/2024', '15.03.2024', '3-4-24', '03/15/2024 10:00']) {
+      const result = readDate(raw);
+      assert.equal(result.ok, false, raw);
+      assert.match((result as { reason: string }).reason, /is ambiguous \(month\/day or day\/month\?\) and is not guessed: write it as ISO 8601/, raw);
+    }
+  });
+
+  test('dates that are not real, or in forms Date.parse would half-guess, are refused', () => {
+    for (const raw of ['2024-02-30', '2023-02-29 10:00:00', '2024-03-15T24:00:00Z', '2024-13-01']) {
+      assert.match((readDate(raw) as { reason: string }).reason, /is not a real date or time/, raw);
+    }
+    // Date.parse reads "1" as 2001 and "March 5" as a day of 2001.
+    for (const raw of ['1', 'March 5', '2024/03/15', 'yesterday', '2024-3-5']) {
+      assert.match((readDate(raw) as { reason: string }).reason, /is not a date this import reads/, raw);
+    }
+  });
+
+  test('a refused date names the value in the row\'s reason', () => {
+    const result = check({ keyword: 'dated', url: 'https://example.com', timestamp: '03/15/2024' });
+    assert.deepEqual(result, {
+      ok: false,
+      reason: 'the date created "03/15/2024" is ambiguous (month/day or day/month?) and is not guessed: write it as ISO 8601, e.g. 2024-03-15T09:30:00Z',
+    });
   });
 });
