@@ -29,32 +29,35 @@ interface FixtureCase {
 }
 
 const TAKEN = 'conflict: the shortcode "taken-code" is already taken';
+const AMBIGUOUS = 'is ambiguous (month/day or day/month?) and is not guessed: write it as ISO 8601, e.g. 2024-03-15T09:30:00Z';
 
 const FIXTURE_CASES: readonly FixtureCase[] = [
   {
     file: 'shlink.csv',
     layout: 'Shlink layout: shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt',
-    notes: [`line 3: ${TAKEN}`, 'line 4: rejected: short must be 5 to 2000 characters long'],
+    notes: [`line 3: ${TAKEN}`],
     imported: [
       { shortCode: 'shlink-one', pointsTo: 'https://example.com/shlink/1', accesses: 12, dateCreated: '2023-05-01T08:00:00.000Z' },
+      // Three characters: kept, as Shlink gave it.
+      { shortCode: 'abc', pointsTo: 'https://example.com/shlink/3', accesses: 0, dateCreated: '2023-05-03T08:00:00.000Z' },
       { shortCode: 'shlink-four', pointsTo: 'https://example.com/q?a=1,2&b="x"', accesses: 7, dateCreated: '2023-05-04T08:00:00.000Z' },
     ],
-    rows: 4, conflicts: 1, rejected: 1,
+    rows: 4, conflicts: 1, rejected: 0,
   },
   {
     file: 'yourls.csv',
     layout: 'YOURLS layout: shortcode ← keyword, url ← url, accesses ← clicks, date created ← timestamp',
     notes: [
-      'line 4: rejected: short must be 5 to 2000 characters long',
       'line 5: rejected: url must use http or https',
       'line 6: conflict: the shortcode "yourls-1" appears earlier in the file (line 2)',
       `line 7: ${TAKEN}`,
     ],
     imported: [
       { shortCode: 'yourls-1', pointsTo: 'https://example.com/y/1', accesses: 42, dateCreated: '2022-01-02T03:04:05.000Z' },
+      { shortCode: '2', pointsTo: 'https://example.com/y/2', accesses: 1, dateCreated: '2022-01-02T03:04:05.000Z' },
       { shortCode: 'yourls-6', pointsTo: 'https://example.com/y/6', accesses: 0, dateCreated: '2022-01-05T00:00:00.000Z' },
     ],
-    rows: 6, conflicts: 2, rejected: 2,
+    rows: 6, conflicts: 2, rejected: 1,
   },
   {
     file: 'kutt.csv',
@@ -86,11 +89,56 @@ const FIXTURE_CASES: readonly FixtureCase[] = [
     ],
     rows: 4, conflicts: 1, rejected: 1,
   },
+  {
+    file: 'yourls-semicolon.csv',
+    layout: 'YOURLS layout (semicolon-separated): shortcode ← keyword, url ← url, accesses ← clicks, date created ← timestamp',
+    notes: [
+      'line 5: rejected: the shortcode "Docs" is a reserved path of this service (case-insensitively); rename it',
+      `line 6: ${TAKEN}`,
+      `line 7: rejected: the date created "03/15/2024" ${AMBIGUOUS}`,
+      'line 8: rejected: the shortcode "." cannot be reached: clients remove "." and ".." path segments',
+    ],
+    imported: [
+      { shortCode: '1', pointsTo: 'https://example.com/y/one', accesses: 1204, dateCreated: '2009-08-11T14:30:12.000Z' },
+      { shortCode: '2a', pointsTo: 'https://example.com/y/2a?a=1,2', accesses: 7, dateCreated: '2015-03-01T09:00:00.000Z' },
+      { shortCode: 'ozh', pointsTo: 'https://example.com/y/ozh', accesses: 0, dateCreated: '2012-11-30T23:59:59.000Z' },
+    ],
+    rows: 7, conflicts: 1, rejected: 3,
+  },
+  {
+    file: 'shlink.tsv',
+    layout: 'Shlink layout (tab-separated): shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt',
+    notes: [
+      `line 4: rejected: the date created "15/03/2024" ${AMBIGUOUS}`,
+      'line 5: rejected: the shortcode "healthz" is a reserved path of this service (case-insensitively); rename it',
+    ],
+    imported: [
+      { shortCode: 'abc', pointsTo: 'https://example.com/shlink/abc', accesses: 12, dateCreated: '2023-05-01T08:00:00.000Z' },
+      { shortCode: 'x7Kd', pointsTo: 'https://example.com/shlink/x7Kd?q=a,b;c', accesses: 3, dateCreated: '2023-05-02T08:00:00.000Z' },
+      { shortCode: 'Q', pointsTo: 'https://example.com/shlink/q', accesses: 0, dateCreated: '2023-05-05T08:00:00.000Z' },
+    ],
+    rows: 5, conflicts: 0, rejected: 2,
+  },
+  {
+    file: 'kutt-api.json',
+    layout: 'Kutt layout (JSON document, its "data"): shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at',
+    notes: [
+      `entry 3: ${TAKEN}`,
+      'entry 4: rejected: the link is marked banned in the file (taken down by the other service)',
+      'entry 5: rejected: the link is password-protected in the file; Shortlink has no passwords, so it would open to anyone',
+    ],
+    imported: [
+      { shortCode: 'k1', pointsTo: 'https://example.com/kutt/1', accesses: 9, dateCreated: '2024-03-01T10:00:00.000Z' },
+      { shortCode: 'Ab3', pointsTo: 'https://example.com/kutt/ab3', accesses: 0, dateCreated: '2024-03-05T08:30:00.000Z' },
+      { shortCode: 'kutt-six', pointsTo: 'https://example.com/kutt/6', accesses: 1, dateCreated: '2024-03-10T12:00:00.000Z' },
+    ],
+    rows: 6, conflicts: 1, rejected: 2,
+  },
 ];
 
 /** The lines of a report that are about single rows. */
 function notes(stdout: string): string[] {
-  return stdout.split('\n').filter((line) => line.startsWith('line '));
+  return stdout.split('\n').filter((line) => /^(line|entry) \d+: /.test(line));
 }
 
 function assertCountsConsistent(state: DatabaseState): void {

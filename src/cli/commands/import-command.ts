@@ -3,15 +3,16 @@
  * into the database, batch by batch, and reports every row it did not import.
  */
 import { open } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { hashAccessCode, newAccessCode } from '../../accounts/access-code.ts';
 import { generateShortcode } from '../../links/shortcode.ts';
 import type { AdminStore, ImportLink, ImportOutcome } from '../../store/admin.ts';
 import { reserveCodeFile, type CodeFileSlot } from '../access-code-source.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
-import { CsvError, parseCsv } from '../csv.ts';
+import { CsvError, DELIMITERS, detectDelimiter, parseCsv, type Delimiter } from '../csv.ts';
 import { checkRow, describeColumns, detectColumns, layoutName, type ColumnMap, type RowRules } from '../import-rows.ts';
 import { createProgress } from '../progress.ts';
-import { DATABASE_HELP, formatOf, openAdmin, type FileFormat } from './admin-commands.ts';
+import { DATABASE_HELP, openAdmin } from './admin-commands.ts';
 import { configOf } from './server-commands.ts';
 
 /** Rows written per transaction: large enough to be fast, small enough not to hold up a live server. */
@@ -22,26 +23,39 @@ const GENERATION_ATTEMPTS = 8;
 export const importLinks: Command = {
   name: 'import',
   summary: 'load links from a file: import FILE [--account UID] [--dry-run] …',
-  help: `Usage: shortlink import FILE [--format jsonl|csv] [--account UID] [--raise-cap]
-                       [--dry-run] [--save-code PATH]
+  help: `Usage: shortlink import FILE [--format csv|jsonl|json] [--delimiter comma|semicolon|tab]
+                       [--account UID] [--raise-cap] [--dry-run] [--save-code PATH]
 
-Imports links from FILE ("-" for stdin): a "shortlink export", or a CSV or JSONL file from
-another shortener. Columns are recognised by name (case, spaces and punctuation ignored):
+Imports links from FILE ("-" for stdin): a "shortlink export", or a file from another
+shortener: CSV (comma-, semicolon- or tab-separated), JSON lines, or one JSON document (an
+array of links, or Kutt's API answer {"data": […]}). Columns are recognised by name (case,
+spaces and punctuation ignored):
 
   shortcode   ShortCode, shortCode (Shlink), keyword (YOURLS), address (Kutt), slug, alias;
               or the last path segment of a short URL: link (Bitly), shortUrl
   url         PointsTo, longUrl (Shlink), long_url (Bitly), url (YOURLS), target (Kutt)
   accesses    Accesses, visits (Shlink), clicks (YOURLS, Bitly), visit_count (Kutt)
-  created     DateCreated, createdAt, created_at, timestamp (YOURLS, taken as UTC), Unix time
+  created     DateCreated, createdAt, created_at, timestamp (YOURLS)
 
 Only the url is required: a missing shortcode is generated, missing accesses are 0, a missing
-date is now. Every row is checked like an API request (same url and shortcode rules, with
-BASE_URL and BLOCKED_HOSTS from the environment). Accesses and dates are kept. A shortcode
-that is already taken (or appears earlier in the file) is a conflict: reported, never
-overwritten. Each not-imported row is listed with its line number, then a summary.
+date is now. Every row is checked like an API request (same url rules, with BASE_URL and
+BLOCKED_HOSTS from the environment), except that a shortcode keeps its length: any code of
+1-2000 characters from A-Z a-z 0-9 - . _ ~ is kept (YOURLS' "1", Bitly's 4 characters) and
+resolves; only a reserved name (docs, healthz, …, in any case) is refused. Rows Kutt marks
+banned or password-protected are refused. Accesses and dates are kept. A shortcode that is
+already taken (or appears earlier in the file) is a conflict: reported, never overwritten.
+Each not-imported row is listed with its line (its entry, in a JSON document), then a summary.
+
+Dates: ISO 8601 / RFC 3339 with Z or an offset; YYYY-MM-DD HH:MM:SS or YYYY-MM-DD without
+one (YOURLS), taken as UTC; Unix time in seconds or milliseconds; an HTTP date. Dates like
+03/15/2024 or 15/03/2024 are refused as ambiguous, never guessed.
 
 Options:
-  --format jsonl|csv  default: from the file's extension, else guessed from its first character
+  --format csv|jsonl|json  default: from the file's extension (.csv, .tsv, .jsonl), else
+                      from its first line: "[" or an object spread over lines (or holding
+                      "data") is one JSON document, "{" JSON lines, anything else CSV
+  --delimiter comma|semicolon|tab  the CSV field separator (also "," ";" "\\t"); default: the
+                      one the header line holds most of (tab for .tsv files); implies CSV
   --account UID       the account that receives the links; its cap is respected: rows past it
                       are reported as over the cap (see --raise-cap)
   --raise-cap         raise the account's MaxLinks to hold every imported link
@@ -58,6 +72,7 @@ ${DATABASE_HELP}
       command: importLinks,
       options: {
         format: { type: 'string' },
+        delimiter: { type: 'string' },
         account: { type: 'string' },
         'raise-cap': { type: 'boolean' },
         'dry-run': { type: 'boolean' },
@@ -73,13 +88,22 @@ ${DATABASE_HELP}
       throw new UsageError(importLinks.name, '--save-code is for the account an import creates; it cannot go with --account');
     }
     const dryRun = values['dry-run'] === true;
-    const flagFormat = formatOf(importLinks, values.format, file === '-' ? undefined : file);
+    const flagDelimiter = values.delimiter === undefined ? undefined : delimiterOf(values.delimiter);
+    let flagFormat = importFormatOf(values.format, file === '-' ? undefined : file);
+    if (flagDelimiter !== undefined) {
+      if (values.format !== undefined && values.format !== 'csv') {
+        throw new UsageError(importLinks.name, `--delimiter is for CSV files; it cannot go with --format ${values.format}`);
+      }
+      flagFormat = 'csv';
+    }
 
     const config = configOf(context.env);
     const chunks = await openInput(file);
     let store: AdminStore | undefined;
     try {
-      const format = flagFormat ?? (await chunks.sniff());
+      const head = await chunks.head();
+      const format = flagFormat ?? sniffFormat(head);
+      const delimiter = flagDelimiter ?? (file !== '-' && TAB_EXTENSIONS.has(extname(file).toLowerCase()) ? '\t' : detectDelimiter(head));
       store = await openAdmin(config, !dryRun);
       const run = createImportRun(store, context, {
         dryRun,
@@ -92,7 +116,7 @@ ${DATABASE_HELP}
       await run.prepare();
       let reading = true;
       try {
-        for await (const row of readRows(format, chunks.stream())) {
+        for await (const row of readRows(format, delimiter, chunks.stream())) {
           reading = false;
           await run.add(row);
           reading = true;
@@ -103,7 +127,7 @@ ${DATABASE_HELP}
         // A file that turns unreadable part-way still has every row before the bad one
         // imported, so a rerun of the fixed file finds exactly those as conflicts.
         await run.abort(reading);
-        if (error instanceof CsvError) throw new CliFailure(`${file}: ${error.message}`);
+        if (error instanceof CsvError || error instanceof JsonDocumentError) throw new CliFailure(`${file}: ${error.message}`);
         throw error;
       }
     } finally {
@@ -117,9 +141,57 @@ ${DATABASE_HELP}
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+/** What an import reads: CSV, JSON lines, or one JSON document holding an array of links. */
+export type ImportFormat = 'csv' | 'jsonl' | 'json';
+
+const FORMATS: readonly ImportFormat[] = ['csv', 'jsonl', 'json'];
+/** Extensions of tab-separated files: CSV read with a tab unless --delimiter says otherwise. */
+const TAB_EXTENSIONS = new Set(['.tsv', '.tab']);
+
+/** The format from --format, else from the file's extension; undefined: look at the content. */
+function importFormatOf(flag: string | undefined, path: string | undefined): ImportFormat | undefined {
+  if (flag !== undefined) {
+    if ((FORMATS as readonly string[]).includes(flag)) return flag as ImportFormat;
+    throw new UsageError(importLinks.name, `--format must be csv, jsonl or json, got ${JSON.stringify(flag)}`);
+  }
+  const extension = path === undefined ? '' : extname(path).toLowerCase();
+  if (extension === '.csv' || TAB_EXTENSIONS.has(extension)) return 'csv';
+  if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
+  // A .json file may be either JSON lines (what "shortlink export" wrote before) or one document.
+  return undefined;
+}
+
+const DELIMITER_NAMES: Readonly<Record<string, Delimiter>> = {
+  comma: ',', ',': ',', semicolon: ';', ';': ';', tab: '\t', '\t': '\t', '\\t': '\t',
+};
+
+function delimiterOf(flag: string): Delimiter {
+  const delimiter = DELIMITER_NAMES[flag.toLowerCase()];
+  if (delimiter === undefined) {
+    throw new UsageError(importLinks.name, `--delimiter must be comma, semicolon or tab (or ",", ";", "\\t"), got ${JSON.stringify(flag)}`);
+  }
+  return delimiter;
+}
+
+/**
+ * The format from the file's first non-blank line: `[` starts a JSON document; `{` starts JSON
+ * lines, unless that line is not a whole object (a document spread over lines) or is an object
+ * holding a `data` array (Kutt's API answer on one line); anything else is CSV.
+ */
+function sniffFormat(head: string): ImportFormat {
+  if (head.startsWith('[')) return 'json';
+  if (!head.startsWith('{')) return 'csv';
+  try {
+    const value: unknown = JSON.parse(head);
+    return value !== null && typeof value === 'object' && Array.isArray((value as Record<string, unknown>).data) ? 'json' : 'jsonl';
+  } catch {
+    return 'json';
+  }
+}
+
 interface Input {
-  /** The file's format from its first non-blank character: `{` is JSONL, anything else CSV. */
-  sniff(): Promise<FileFormat>;
+  /** The first non-blank line (byte-order mark and leading blanks removed), read ahead. */
+  head(): Promise<string>;
   stream(): AsyncIterable<string>;
   close(): Promise<void>;
 }
@@ -147,15 +219,16 @@ async function openInput(file: string): Promise<Input> {
   const iterator = source[Symbol.asyncIterator]();
   const peeked: string[] = [];
   return {
-    async sniff() {
+    async head() {
       let seen = peeked.join('');
-      while (/^[\s\ufeff]*$/.test(seen)) {
+      // Read until a line break follows some content, or the input ends.
+      while (!/[^\s\ufeff][^\r\n]*[\r\n]/.test(seen)) {
         const next = await iterator.next();
         if (next.done === true) break;
         peeked.push(next.value);
         seen += next.value;
       }
-      return seen.replace(/^[\s\ufeff]+/, '').startsWith('{') ? 'jsonl' : 'csv';
+      return seen.replace(/^[\s\ufeff]+/, '').split(/[\r\n]/, 1)[0]!.trimEnd();
     },
     async *stream() {
       yield* peeked;
@@ -169,22 +242,29 @@ async function openInput(file: string): Promise<Input> {
   };
 }
 
-/** One row of the file: its line and a lookup of values by column name. */
+/** One row of the file: where it is and a lookup of values by column name. */
 interface SourceRow {
-  readonly line: number;
+  /** How the report names the row: `line 3` (CSV, JSON lines) or `entry 3` (a JSON document). */
+  readonly where: string;
   /** Set when the row cannot be read at all (bad JSON, no url column). */
   readonly problem?: string;
   readonly get: (header: string) => unknown;
   readonly columns: ColumnMap | undefined;
   readonly headers: readonly string[];
+  /** Said once in the report, after the layout: e.g. `semicolon-separated`. */
+  readonly shape?: string;
 }
 
-async function* readRows(format: FileFormat, chunks: AsyncIterable<string>): AsyncGenerator<SourceRow> {
+/** A JSON document that holds no links the import can find. */
+class JsonDocumentError extends Error {}
+
+async function* readRows(format: ImportFormat, delimiter: Delimiter, chunks: AsyncIterable<string>): AsyncGenerator<SourceRow> {
   if (format === 'csv') {
     let headers: string[] | undefined;
     let columns: ColumnMap | undefined;
     let index = new Map<string, number>();
-    for await (const record of parseCsv(chunks)) {
+    const shape = delimiter === ',' ? undefined : `${DELIMITERS[delimiter]}-separated`;
+    for await (const record of parseCsv(chunks, delimiter)) {
       if (headers === undefined) {
         headers = record.fields.map((field) => field.trim());
         const found = detectColumns(headers);
@@ -194,26 +274,17 @@ async function* readRows(format: FileFormat, chunks: AsyncIterable<string>): Asy
         continue;
       }
       const fields = record.fields;
-      yield { line: record.line, columns, headers, get: (header) => fields[index.get(header) ?? -1] };
+      yield { where: `line ${record.line}`, columns, headers, shape, get: (header) => fields[index.get(header) ?? -1] };
     }
     if (headers === undefined) throw new CliFailure('the file is empty: not even a header line');
     return;
   }
 
-  // JSONL: a mapping per set of keys, since nothing forces every object to use the same ones.
+  // A mapping per set of keys, since nothing forces every object to use the same ones.
   const mappings = new Map<string, ColumnMap | string>();
-  let line = 0;
-  let rest = '';
-  const parse = function (text: string, at: number): SourceRow | undefined {
-    if (text.trim() === '') return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return { line: at, problem: 'not valid JSON', get: () => undefined, columns: undefined, headers: [] };
-    }
+  const rowOf = (value: unknown, where: string, shape?: string): SourceRow => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return { line: at, problem: 'not a JSON object', get: () => undefined, columns: undefined, headers: [] };
+      return { where, problem: 'not a JSON object', get: () => undefined, columns: undefined, headers: [] };
     }
     const object = value as Record<string, unknown>;
     const headers = Object.keys(object);
@@ -223,8 +294,45 @@ async function* readRows(format: FileFormat, chunks: AsyncIterable<string>): Asy
       mapping = detectColumns(headers);
       mappings.set(signature, mapping);
     }
-    if (typeof mapping === 'string') return { line: at, problem: mapping, get: () => undefined, columns: undefined, headers };
-    return { line: at, columns: mapping, headers, get: (header) => object[header] };
+    if (typeof mapping === 'string') return { where, problem: mapping, get: () => undefined, columns: undefined, headers };
+    return { where, columns: mapping, headers, shape, get: (header) => object[header] };
+  };
+
+  if (format === 'json') {
+    // One document, read whole: the API answers it comes from are pages of at most thousands.
+    let text = '';
+    for await (const chunk of chunks) text += chunk;
+    let document: unknown;
+    try {
+      document = JSON.parse(text.replace(/^\ufeff/, ''));
+    } catch (error) {
+      throw new JsonDocumentError(`not a valid JSON document (${(error as Error).message})`);
+    }
+    const data = document !== null && typeof document === 'object' && !Array.isArray(document)
+      ? (document as Record<string, unknown>).data
+      : document;
+    if (!Array.isArray(data)) {
+      const keys = document !== null && typeof document === 'object' ? Object.keys(document).map((key) => JSON.stringify(key)).join(', ') : '';
+      throw new JsonDocumentError(
+        `a JSON document must be an array of links, or an object whose "data" is one (Kutt's API answer); found ${keys === '' ? 'no array' : `the keys ${keys}`}`,
+      );
+    }
+    const shape = Array.isArray(document) ? 'JSON array' : 'JSON document, its "data"';
+    for (const [i, value] of data.entries()) yield rowOf(value, `entry ${i + 1}`, shape);
+    return;
+  }
+
+  let line = 0;
+  let rest = '';
+  const parse = function (text: string, at: number): SourceRow | undefined {
+    if (text.trim() === '') return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return { where: `line ${at}`, problem: 'not valid JSON', get: () => undefined, columns: undefined, headers: [] };
+    }
+    return rowOf(value, `line ${at}`);
   };
   let first = true;
   for await (let chunk of chunks) {
@@ -261,7 +369,8 @@ interface RunOptions {
 
 /** A row on its way: rejected before the database, or waiting for its batch. */
 interface Entry {
-  readonly line: number;
+  /** How the report names the row (`line 3`, `entry 3`). */
+  readonly where: string;
   /** Set once the row is settled without the database. */
   note?: string;
   link?: { shortCode: string; pointsTo: string; accesses: number; dateCreated: string };
@@ -283,7 +392,7 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
   const progress = createProgress(context.stderr, options.dryRun ? 'checked' : 'read');
   const totals: Totals = { rows: 0, imported: 0, conflicts: 0, rejected: 0, overCap: 0 };
   // Shortcodes met so far in the file and where: a repeat is a conflict with the earlier row.
-  const seen = new Map<string, number>();
+  const seen = new Map<string, string>();
   let batch: Entry[] = [];
   let retry: Entry[] = [];
   let uid: number | undefined = options.accountUid;
@@ -327,14 +436,14 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
       );
       pending.forEach((entry, i) => record(entry, outcomes[i]!));
     }
-    for (const entry of batch) if (entry.note !== undefined && entry.note !== '') out(`line ${entry.line}: ${entry.note}\n`);
+    for (const entry of batch) if (entry.note !== undefined && entry.note !== '') out(`${entry.where}: ${entry.note}\n`);
     batch = [];
     // Generated codes that happened to be taken are drawn again in the next batch.
     if (retry.length > 0) {
       const again = retry;
       retry = [];
       for (const entry of again) {
-        entry.link!.shortCode = freshCode(entry.line);
+        entry.link!.shortCode = freshCode(entry.where);
         batch.push(entry);
       }
     }
@@ -362,11 +471,11 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
     }
   }
 
-  function freshCode(line: number): string {
+  function freshCode(where: string): string {
     for (;;) {
       const code = generateShortcode();
       if (!seen.has(code)) {
-        seen.set(code, line);
+        seen.set(code, where);
         return code;
       }
     }
@@ -389,11 +498,12 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
     async add(row: SourceRow): Promise<void> {
       if (!described && row.columns !== undefined) {
         described = true;
-        out(`${options.dryRun ? 'Dry run (nothing is written). ' : ''}Reading ${layoutName(row.headers)} layout: ${describeColumns(row.columns)}.\n`);
+        const shape = row.shape === undefined ? '' : ` (${row.shape})`;
+        out(`${options.dryRun ? 'Dry run (nothing is written). ' : ''}Reading ${layoutName(row.headers)} layout${shape}: ${describeColumns(row.columns)}.\n`);
       }
       totals.rows++;
       progress.tick();
-      const entry: Entry = { line: row.line, generated: false, attempts: 0 };
+      const entry: Entry = { where: row.where, generated: false, attempts: 0 };
       if (row.problem !== undefined || row.columns === undefined) {
         settle(entry, 'rejected', `rejected: ${row.problem ?? 'unreadable row'}`);
       } else {
@@ -404,10 +514,10 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
           const { shortCode, pointsTo, accesses, dateCreated } = checked.row;
           const earlier = shortCode === undefined ? undefined : seen.get(shortCode);
           if (earlier !== undefined) {
-            settle(entry, 'conflicts', `conflict: the shortcode "${shortCode}" appears earlier in the file (line ${earlier})`);
+            settle(entry, 'conflicts', `conflict: the shortcode "${shortCode}" appears earlier in the file (${earlier})`);
           } else {
-            if (shortCode !== undefined) seen.set(shortCode, row.line);
-            entry.link = { shortCode: shortCode ?? freshCode(row.line), pointsTo, accesses, dateCreated };
+            if (shortCode !== undefined) seen.set(shortCode, row.where);
+            entry.link = { shortCode: shortCode ?? freshCode(row.where), pointsTo, accesses, dateCreated };
             entry.generated = shortCode === undefined;
           }
         }
