@@ -329,6 +329,124 @@ for (const engine of engines()) {
       }
     });
 
+    test('imported codes of 1-4 characters resolve, redirect and delete through a running server', { timeout: 120_000 }, async () => {
+      const database = await engine.fresh();
+      try {
+        await withTakenCode(database.url);
+        const codeFile = folder.file(`short-codes-${engine.name}`);
+        const imported = await runCli(['import', join(FIXTURES, 'yourls-semicolon.csv'), '--save-code', codeFile], {
+          env: { DATABASE_URL: database.url },
+        });
+        assert.equal(imported.code, 0, imported.stderr);
+        const uid = Number(/Imported 3 of 7 rows into account (\d+), which now holds 3 links/.exec(imported.stdout)?.[1]);
+        assert.ok(uid > 0, imported.stdout);
+        const code = readFileSync(codeFile, 'utf8').trim();
+        const auth = { authorization: `Bearer ${code}` };
+        const server = await startServer({ databasePath: database.url });
+
+        // GET /v1/get/{code} counts on top of the imported clicks; HEAD does not.
+        const head = await fetch(`${server.url}/v1/get/2a`, { method: 'HEAD' });
+        assert.equal(head.status, 200);
+        const resolved = await fetch(`${server.url}/v1/get/2a`);
+        assert.equal(resolved.status, 200);
+        assert.deepEqual(await resolved.json(), { ShortCode: '2a', PointsTo: 'https://example.com/y/2a?a=1,2', CreatedBy: uid, Accesses: 8 });
+
+        // GET /{code} redirects, a 1-character code included; / stays the web UI.
+        for (const [short, target] of [['1', 'https://example.com/y/one'], ['ozh', 'https://example.com/y/ozh']]) {
+          const redirect = await fetch(`${server.url}/${short}`, { redirect: 'manual' });
+          assert.equal(redirect.status, 302, short);
+          assert.equal(redirect.headers.get('location'), target);
+        }
+        const home = await fetch(`${server.url}/`);
+        assert.equal(home.status, 200);
+        assert.match(home.headers.get('content-type') ?? '', /^text\/html/);
+        await home.body?.cancel();
+        const links = await (await fetch(`${server.url}/v1/links`, { headers: auth })).json() as { ShortCode: string; Accesses: number }[];
+        assert.deepEqual(links.map((link) => [link.ShortCode, link.Accesses]), [['1', 1205], ['2a', 8], ['ozh', 1]]);
+
+        // Its owner deletes it; then it is unknown everywhere.
+        const deleted = await fetch(`${server.url}/v1/link?short=1`, { method: 'DELETE', headers: auth });
+        assert.equal(deleted.status, 200);
+        assert.equal(await deleted.text(), 'Success');
+        assert.equal((await fetch(`${server.url}/v1/get/1`)).status, 404);
+        const gone = await fetch(`${server.url}/1`, { redirect: 'manual' });
+        assert.equal(gone.status, 404);
+        assert.match(gone.headers.get('content-type') ?? '', /^text\/html/);
+        await gone.body?.cancel();
+      } finally {
+        await cleanup();
+        await database.drop();
+      }
+    });
+
+    test('files it cannot read the way they are told are one line and no rows', async () => {
+      const database = await engine.fresh();
+      try {
+        const owner = await withTakenCode(database.url);
+        const env = { DATABASE_URL: database.url };
+        const account = ['--account', String(owner.uid)];
+        const notData = folder.file(`not-data-${engine.name}.json`);
+        writeFileSync(notData, '{\n  "links": [{"url": "https://example.com"}]\n}\n');
+        const brokenJson = folder.file(`broken-${engine.name}.json`);
+        writeFileSync(brokenJson, '{\n  "data": [\n');
+        const cases: [string[], number, RegExp][] = [
+          // Told to split at commas, the semicolon file's header is one column without a url.
+          [['import', join(FIXTURES, 'yourls-semicolon.csv'), '--delimiter', 'comma', ...account], 1, /line 1: no column holds the target URL .*found "keyword;url;title;timestamp;ip;clicks"/],
+          [['import', join(FIXTURES, 'yourls-semicolon.csv'), '--delimiter', 'pipe', ...account], 2, /--delimiter must be comma, semicolon or tab/],
+          [['import', join(FIXTURES, 'kutt-api.json'), '--delimiter', 'tab', '--format', 'json', ...account], 2, /--delimiter is for CSV files/],
+          [['import', join(FIXTURES, 'kutt-api.json'), '--format', 'xml', ...account], 2, /--format must be csv, jsonl or json/],
+          [['import', notData, ...account], 1, /a JSON document must be an array of links, or an object whose "data" is one \(Kutt's API answer\); found the keys "links"/],
+          [['import', brokenJson, ...account], 1, /broken-.*\.json: not a valid JSON document/],
+        ];
+        for (const [args, status, message] of cases) {
+          const result = await runCli(args, { env });
+          assert.equal(result.code, status, `${args.join(' ')}\n${result.stdout}\n${result.stderr}`);
+          assert.match(result.stderr, message);
+        }
+        assert.deepEqual((await databaseState(database.url)).links.map((link) => link.shortCode), ['taken-code']);
+      } finally {
+        await database.drop();
+      }
+    });
+
+    test('--delimiter forces the separator; a one-line Kutt answer and a JSON array on stdin are documents too', async () => {
+      const database = await engine.fresh();
+      try {
+        const owner = await withTakenCode(database.url);
+        const env = { DATABASE_URL: database.url };
+        const account = ['--account', String(owner.uid)];
+        // A header with more commas than semicolons, but the file is semicolon-separated.
+        const forced = folder.file(`forced-${engine.name}.txt`);
+        writeFileSync(forced, 'code;url;note, with, some, commas\nf1;https://example.com/f?a=1,2;"x; y"\n');
+        const semicolon = await runCli(['import', forced, '--delimiter', ';', ...account], { env });
+        assert.equal(semicolon.code, 0, semicolon.stderr);
+        assert.match(semicolon.stdout, /Reading generic layout \(semicolon-separated\): shortcode ← code, url ← url/);
+
+        const kutt = JSON.stringify({ total: 1, limit: 10, skip: 0, data: [{ address: 'k9', target: 'https://example.com/k9', visit_count: 2, created_at: '2024-01-01T00:00:00.000Z', banned: false, password: false }] });
+        const oneLine = await runCli(['import', '-', ...account], { env, input: `${kutt}\n` });
+        assert.equal(oneLine.code, 0, oneLine.stderr);
+        assert.match(oneLine.stdout, /Reading Kutt layout \(JSON document, its "data"\)/);
+
+        const array = await runCli(['import', '-', ...account], {
+          env,
+          input: '[\n  {"ShortCode": "arr", "PointsTo": "https://example.com/arr", "Accesses": 3},\n  "not an object"\n]\n',
+        });
+        assert.equal(array.code, 0, array.stderr);
+        assert.match(array.stdout, /Reading Shortlink layout \(JSON array\)/);
+        assert.deepEqual(notes(array.stdout), ['entry 2: rejected: not a JSON object']);
+
+        const state = await databaseState(database.url);
+        assertCountsConsistent(state);
+        assert.deepEqual(portable(state.links).slice(1).map((link) => [link.shortCode, link.pointsTo, link.accesses]), [
+          ['f1', 'https://example.com/f?a=1,2', 0],
+          ['k9', 'https://example.com/k9', 2],
+          ['arr', 'https://example.com/arr', 3],
+        ]);
+      } finally {
+        await database.drop();
+      }
+    });
+
     test('rows without a shortcode get generated ones', async () => {
       const database = await engine.fresh();
       try {
