@@ -59,6 +59,23 @@ describe('shortlink help and usage', () => {
     assert.equal(result.stdout, `shortlink ${version}\n`);
   });
 
+  test('"import --help" names the formats, the delimiter, the short codes it keeps and the dates it refuses', async () => {
+    const result = await runCli(['import', '--help']);
+    assert.equal(result.code, 0, result.stderr);
+    for (const wanted of [
+      /^Usage: shortlink import FILE \[--format csv\|jsonl\|json\] \[--delimiter comma\|semicolon\|tab\]/,
+      /CSV \(comma-, semicolon- or tab-separated\), JSON lines, or one JSON document/,
+      /Kutt's API answer \{"data": \[…\]\}/,
+      /--delimiter comma\|semicolon\|tab {2}the CSV field separator/,
+      /any code of\s+1-2000 characters from A-Z a-z 0-9 - \. _ ~ is kept/,
+      /only a reserved name \(docs, healthz, …, in any case\) is refused/,
+      /taken as UTC/,
+      /03\/15\/2024 or 15\/03\/2024 are refused as ambiguous, never guessed/,
+    ]) {
+      assert.match(result.stdout, wanted);
+    }
+  });
+
   test('an unknown command, an unknown option or a missing argument exits 2 with a pointer to --help', async () => {
     const cases: [string[], RegExp][] = [
       [['frobnicate'], /unknown command "frobnicate"/],
@@ -70,6 +87,8 @@ describe('shortlink help and usage', () => {
       [['admin', 'set-max-links', 'one', '5'], /UID must be a whole number/],
       [['export', '--format', 'xml'], /--format must be jsonl or csv/],
       [['import', 'x.csv', '--account', '-3'], /--account|Unknown option/],
+      [['import', 'x.csv', '--delimiter', '|'], /--delimiter must be comma, semicolon or tab/],
+      [['import', 'x.json', '--format', 'yaml'], /--format must be csv, jsonl or json/],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(args);
