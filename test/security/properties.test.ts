@@ -13,7 +13,7 @@ import { extractAccessCode } from '../../src/http/credentials.ts';
 import { readParameters } from '../../src/http/parameters.ts';
 import { redactUrl } from '../../src/http/redact.ts';
 import { RESERVED_NAMES } from '../../src/links/reserved.ts';
-import { couldBeShortcode, generateShortcode, validateCustomShortcode } from '../../src/links/shortcode.ts';
+import { couldBeShortcode, generateShortcode, validateCustomShortcode, validateImportedShortcode } from '../../src/links/shortcode.ts';
 import { isBlockedHost, validateTargetUrl } from '../../src/links/target-url.ts';
 import { account, securityApp } from './support.ts';
 
@@ -163,6 +163,20 @@ describe('shortcodes', () => {
         const result = outcome(() => validateCustomShortcode(code));
         assert.equal(result.ok, model, JSON.stringify(code));
         if (result.ok) assert.equal(result.value, code);
+        else assert.equal(result.code, ErrorCode.InvalidParameter);
+      }),
+      { ...RUNS, numRuns: 2000 },
+    );
+  });
+
+  test('validateImportedShortcode accepts 1–2000 unreserved characters but reserved names, "." and ".."; all of them resolve', () => {
+    const imported = fc.oneof(shortcode, fc.string({ unit: fc.constantFrom(...UNRESERVED), minLength: 1, maxLength: 4 }));
+    fc.assert(
+      fc.property(imported, (code) => {
+        const model = modelShapeOk(code, 1) && !reservedLower.has(code.toLowerCase()) && code !== '.' && code !== '..';
+        const result = outcome(() => validateImportedShortcode(code));
+        assert.equal(result.ok, model, JSON.stringify(code));
+        if (result.ok) assert.equal(couldBeShortcode(result.value as string), true, JSON.stringify(code));
         else assert.equal(result.code, ErrorCode.InvalidParameter);
       }),
       { ...RUNS, numRuns: 2000 },
