@@ -220,15 +220,19 @@ async function openInput(file: string): Promise<Input> {
   const peeked: string[] = [];
   return {
     async head() {
-      let seen = peeked.join('');
-      // Read until a line break follows some content, or the input ends.
-      while (!/[^\s\ufeff][^\r\n]*[\r\n]/.test(seen)) {
+      // Read until a line break follows some content, or the input ends. Only the new chunk
+      // is searched: a file of one long line (a JSON document) arrives in many.
+      let text = peeked.join('').replace(/^[\s\ufeff]+/, '');
+      let complete = /[\r\n]/.test(text);
+      while (!complete) {
         const next = await iterator.next();
         if (next.done === true) break;
         peeked.push(next.value);
-        seen += next.value;
+        const chunk = text === '' ? next.value.replace(/^[\s\ufeff]+/, '') : next.value;
+        text += chunk;
+        complete = /[\r\n]/.test(chunk);
       }
-      return seen.replace(/^[\s\ufeff]+/, '').split(/[\r\n]/, 1)[0]!.trimEnd();
+      return text.split(/[\r\n]/, 1)[0]!.trimEnd();
     },
     async *stream() {
       yield* peeked;
