@@ -35,7 +35,7 @@ const restrictImports = (patterns, paths) => ['error', { patterns, paths }];
 const ENV_MESSAGE = 'Only src/config.ts and the CLI entry (src/cli/main.ts) read the environment; take a Config instead.';
 
 export default defineConfig(
-  globalIgnores(['node_modules/', 'data/', 'artifacts/', 'bench/results/', 'coverage/']),
+  globalIgnores(['node_modules/', 'data/', 'artifacts/', 'bench/results/', 'coverage/', 'dist/', 'packages/*/dist/']),
 
   js.configs.recommended,
   tseslint.configs.recommended,

@@ -1,31 +1,42 @@
 #!/usr/bin/env node
-// The `shortlink` command. The CLI is TypeScript run by Node 24's type stripping
-// (src/cli/main.ts). Under `npx shortlink` or an npm script, node_modules/.bin comes first on
-// PATH, so `node` above is the project's own Node 24 (the `node` devDependency). Started by an
-// older Node (the system's, through a global link), this file re-runs itself under the
-// project's Node 24 instead of failing on a `.ts` import. Plain JavaScript that Node 18+ parses.
+// The `shortlink` command. Plain JavaScript that any Node since 16 parses, so that an old Node
+// gets one line naming the version it needs instead of a stack trace.
+//
+// In a clone (src/ is there) it runs the TypeScript in src/cli/main.ts through Node 24's type
+// stripping. Under `npx shortlink` or an npm script, node_modules/.bin comes first on PATH, so
+// `node` above is the project's own Node 24 (the `node` devDependency); started by an older Node
+// (the system's, through `npm link`), it re-runs itself under that Node 24.
+//
+// From an installed package (no src/, since Node will not strip types under node_modules) it
+// runs the JavaScript compiled into dist/ at `npm pack`, and needs the Node that runs it to be 24.
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const MINIMUM_MAJOR = 24;
 const major = Number(process.versions.node.split('.')[0]);
+const root = dirname(dirname(realpathSync(fileURLToPath(import.meta.url))));
+const source = join(root, 'src', 'cli', 'main.ts');
+const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
+const inClone = existsSync(source);
+
+function tooOld(hint) {
+  process.stderr.write(`shortlink: needs Node ${MINIMUM_MAJOR} or newer, and this is Node ${process.versions.node}${hint}\n`);
+  process.exit(1);
+}
 
 if (major >= MINIMUM_MAJOR) {
-  await import('../src/cli/main.ts');
+  await import(pathToFileURL(inClone ? source : compiled).href);
+} else if (!inClone) {
+  tooOld('');
 } else {
-  const root = dirname(dirname(realpathSync(fileURLToPath(import.meta.url))));
   const candidates = [join(root, 'node_modules', 'node', 'bin', 'node'), join(root, 'node_modules', '.bin', 'node')];
   const node = candidates.find((path) => existsSync(path));
   if (node === undefined || process.env.SHORTLINK_REEXEC === '1') {
-    process.stderr.write(
-      `shortlink: needs Node ${MINIMUM_MAJOR} or newer, and this is Node ${process.versions.node}; ` +
-        `run "npm install" in ${root} (it brings Node ${MINIMUM_MAJOR}) or use "npx shortlink" there\n`,
-    );
-    process.exit(1);
+    tooOld(`; run "npm install" in ${root} (it brings Node ${MINIMUM_MAJOR}) or use "npx shortlink" there`);
   }
-  const child = spawn(node, [join(root, 'src', 'cli', 'main.ts'), ...process.argv.slice(2)], {
+  const child = spawn(node, [source, ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, SHORTLINK_REEXEC: '1' },
   });

@@ -3,7 +3,7 @@
  * exit codes.
  */
 import { readFileSync } from 'node:fs';
-import { ShortlinkError } from '../client/index.ts';
+import { ShortlinkError } from '../../packages/client/src/index.ts';
 import { CliFailure, ExitCode, UsageError, type CliContext, type Command } from './command.ts';
 import { exportLinks, setMaxLinks } from './commands/admin-commands.ts';
 import { accountCreate, accountInfo, deleteLink, links, resolve, shorten } from './commands/api-commands.ts';

@@ -1,7 +1,7 @@
 /**
  * Commands that talk to a running server through the client library, as any user would.
  */
-import { ShortlinkClient, type Link } from '../../client/index.ts';
+import { ShortlinkClient, type Link } from '../../../packages/client/src/index.ts';
 import { ACCESS_CODE_VARIABLE, readAccessCode, reserveCodeFile } from '../access-code-source.ts';
 import { CliFailure, parseCommand, UsageError, type CliContext, type Command } from '../command.ts';
 

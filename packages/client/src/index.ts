@@ -1,7 +1,8 @@
 /**
- * A typed client for the Shortlink HTTP API, built on the global `fetch`.
+ * A typed client for the Shortlink HTTP API, built on the global `fetch`: no dependencies,
+ * for Node 18+, Deno, Bun and browsers.
  *
- *     import { ShortlinkClient } from 'shortlink/client';
+ *     import { ShortlinkClient } from '@shortlink/client';
  *     const anonymous = new ShortlinkClient({ baseUrl: 'http://localhost:8080' });
  *     const account = await anonymous.newAccount();
  *     const client = anonymous.withAccessCode(account.AccessCode);
@@ -11,15 +12,18 @@
  * the service's one-line message (`Unable to create link: …`).
  */
 
-import type { Account, Link, LinkDetails } from '../http/schemas.ts';
+// Type-only, so erased before any runtime resolves it; `.js` because a `.d.ts` keeps the
+// specifier as written and its readers look for the compiled name.
+import type { Account, Link, LinkDetails } from './types.js';
 
 /**
- * An account (`newAccount`, `getAccount`) and a link (`resolve`, `listLinks`): the types of
- * the service's own response schemas, so the client cannot drift from what the service sends.
- * Type-only: the client loads nothing of the server at run time. The AccessCode is the
- * account's only credential; keep it, the service cannot show it again.
+ * The wire types (an `Account` from `newAccount` and `getAccount`, a `Link` from `resolve`,
+ * `LinkDetails` from `listLinks` and `updateLink`, and every other schema the service names)
+ * are generated from the server's own response schemas (./types.ts), so the client cannot
+ * drift from what the service sends.
+ * The AccessCode is the account's only credential; keep it, the service cannot show it again.
  */
-export type { Account, Link, LinkDetails };
+export type * from './types.js';
 
 export interface CreateLinkOptions {
   /** A shortcode of your choice (5–2000 of `A–Z a–z 0–9 - . _ ~`); generated when omitted. */
@@ -106,8 +110,8 @@ export class ShortlinkClient {
   readonly #fetch: typeof fetch;
 
   constructor(options: ShortlinkClientOptions) {
-    const parsed = URL.parse(options.baseUrl);
-    if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    const parsed = parseUrl(options.baseUrl);
+    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
       throw new TypeError(`baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -172,7 +176,7 @@ export class ShortlinkClient {
     if (options.tags !== undefined && options.tags.length > 0) query.set('tag', options.tags.join(','));
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     if (options.cursor !== undefined) query.set('cursor', options.cursor);
-    const search = query.size === 0 ? '' : `?${query}`;
+    const search = query.toString() === '' ? '' : `?${query}`;
     const response = await this.#send({ method: 'GET', path: `/v1/links${search}`, authenticated: true, operation: 'list links' });
     const links = (await response.json()) as LinkDetails[];
     const next = /<([^>]*)>\s*;\s*rel="next"/.exec(response.headers.get('link') ?? '');
@@ -197,6 +201,7 @@ export class ShortlinkClient {
   /**
    * Requests the short URL itself, as a browser would, without following the redirect, and
    * returns its `Location`: the target, normalised by the WHATWG URL parser. Counts one access.
+   * Not in browsers: their `fetch` hides a redirect's `Location` from scripts (use `resolve`).
    */
   async follow(shortCode: string): Promise<string> {
     const response = await this.#send({
@@ -243,6 +248,15 @@ export class ShortlinkClient {
 
 function timeText(time: Date | string): string {
   return typeof time === 'string' ? time : time.toISOString();
+}
+
+/** `URL.parse` without it: that arrived in Node 22, and the client runs on Node 18. */
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 async function errorOf(response: Response, operation: string): Promise<ShortlinkError> {
