@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
 import { BROWSER_HEADERS, DOCS_CONTENT_SECURITY_POLICY } from '../web/security-headers.ts';
-import { SecurityScheme } from './schemas.ts';
+import { ACCESS_CODE_SECURITY, MALFORMED_REQUEST_RESPONSE, PUBLIC_SECURITY, SecurityScheme } from './schemas.ts';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -44,7 +44,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         description: DESCRIPTION,
         license: { name: 'MIT', identifier: 'MIT' },
       },
-      servers: [{ url: config.baseUrl }],
+      // Relative: the origin the document was fetched from, so Swagger UI's "Try it out" calls
+      // the service that served the page, whatever BASE_URL says (another name, a port, a proxy).
+      servers: [{ url: '/', description: 'This service' }],
+      // Protected unless an operation says otherwise (public ones declare `security: []`).
+      security: ACCESS_CODE_SECURITY.map((entry) => Object.fromEntries(Object.entries(entry).map(([name, scopes]) => [name, [...scopes]]))),
       tags: [
         { name: 'accounts', description: 'Create an account, read it' },
         { name: 'links', description: 'Create, list, delete, resolve and follow short links' },
@@ -73,11 +77,16 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     transform: ({ schema, url }) => ({ schema: isUndocumented(url) ? { ...schema, hide: true } : schema, url }),
     transformObject: (documents) => {
       const document = (documents as { openapiObject: { paths?: Record<string, Record<string, unknown>> } }).openapiObject;
-      // Every parameter may come in the query string instead: a body is never required.
       for (const item of Object.values(document.paths ?? {})) {
         for (const operation of Object.values(item)) {
-          const body = (operation as { requestBody?: { required?: boolean } }).requestBody;
+          const { requestBody: body, operationId } = operation as { requestBody?: { required?: boolean }; operationId?: string };
+          // Every parameter may come in the query string instead: a body is never required.
           if (body !== undefined) body.required = false;
+          // @fastify/swagger appends `-head` to the operationId of a HEAD route; ours already say Head.
+          if (operationId?.endsWith('-head')) {
+            const base = operationId.slice(0, -'-head'.length);
+            (operation as { operationId: string }).operationId = base.endsWith('Head') ? base : `${base}Head`;
+          }
         }
       }
       return document;
@@ -91,7 +100,8 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
     operationId: head ? 'openapiHead' : 'openapi',
     summary: head ? 'This OpenAPI 3.1 document, headers only' : 'This OpenAPI 3.1 document',
     tags: ['operations'],
-    response: { 200: { description: 'The document', type: 'object', additionalProperties: true } },
+    security: PUBLIC_SECURITY,
+    response: { 200: { description: 'The document', type: 'object', additionalProperties: true }, 400: MALFORMED_REQUEST_RESPONSE },
   });
   const document = (_request: FastifyRequest, reply: FastifyReply) => {
     // Public and harmless: let API tools on other origins read it.

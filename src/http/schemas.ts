@@ -79,11 +79,13 @@ const URL_PARAMETER = Type.String({
     'Absolute http(s) target URL with a host, no whitespace, control characters or credentials, not pointing at this ' +
     'service; stored exactly as given',
 });
+// Empty counts as omitted, so the schema admits it beside 5 or more allowed characters.
 const SHORT_PARAMETER = Type.String({
-  minLength: SHORTCODE_MIN,
   maxLength: SHORTCODE_MAX,
-  pattern: SHORTCODE_PATTERN,
-  description: 'Custom shortcode (case-sensitive, not a reserved name); empty or omitted: 6 random letters and digits',
+  pattern: `^(?:${SHORTCODE_PATTERN.slice(1, -2)}{${SHORTCODE_MIN},})?$`,
+  description:
+    `Custom shortcode, ${SHORTCODE_MIN}–${SHORTCODE_MAX} of A–Z a–z 0–9 - . _ ~ (case-sensitive, not a reserved name); ` +
+    'empty or omitted: 6 random letters and digits',
 });
 
 const TITLE_DESCRIPTION = `Title: at most ${TITLE_MAX} characters, no control characters`;
@@ -109,7 +111,16 @@ const DETAIL_BODY_PARAMETERS = {
   max_visits: Type.Optional(Type.Union([MAX_VISITS_PARAMETER, Type.Integer({ minimum: 1, maximum: MAX_VISITS_MAX })])),
 };
 
+/** `GET /v1/link`: everything in the query, so `url` is required there. */
 export const CreateLinkQuery = Type.Object({
+  url: URL_PARAMETER,
+  short: Type.Optional(SHORT_PARAMETER),
+  ...DETAIL_PARAMETERS,
+  auth: AUTH,
+});
+
+/** `POST /v1/link`'s query: `url` may come from here or from the body (not both). */
+export const CreateLinkPostQuery = Type.Object({
   url: Type.Optional(URL_PARAMETER),
   short: Type.Optional(SHORT_PARAMETER),
   ...DETAIL_PARAMETERS,
@@ -164,6 +175,12 @@ export const SecurityScheme = {
   Metrics: 'metricsToken',
 } as const;
 
+/**
+ * Public operations (no credentials): declared explicitly, since the document's default is
+ * ACCESS_CODE_SECURITY (an operation that forgets its `security` is documented as protected).
+ */
+export const PUBLIC_SECURITY: readonly Readonly<Record<string, readonly string[]>>[] = [];
+
 /** Any one of the three ways of sending an access code (contract §3). */
 export const ACCESS_CODE_SECURITY: readonly Readonly<Record<string, readonly string[]>>[] = [
   { [SecurityScheme.Query]: [] },
@@ -203,6 +220,15 @@ const ERROR_HEADERS: Readonly<Record<number, Record<string, { type: string; desc
   429: { 'Retry-After': { type: 'string', description: 'Seconds to wait before trying again' } },
   503: { 'Retry-After': { type: 'string', description: 'Seconds to wait before trying again' } },
 };
+
+/**
+ * The 400 any route answers to a request HTTP itself forbids (no Host header, or several),
+ * for routes that take no parameters.
+ */
+export const MALFORMED_REQUEST_RESPONSE = textResponse(
+  'A request without a Host header, or with several',
+  'Unable to handle request: the Host header is required',
+);
 
 /**
  * The error answers of one operation: `text/plain; charset=utf-8`, one line,

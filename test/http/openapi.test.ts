@@ -120,8 +120,36 @@ describe('GET /openapi.json', () => {
       assert.ok(!(operation.parameters ?? []).some((p) => p.name === 'auth'), `${method} ${path} lists auth as a plain parameter`);
       assert.ok(operation.responses['401'], `${method} ${path} documents 401`);
     }
-    for (const method of ['get', 'post'] as const) assert.equal(document.paths['/v1/new_account']![method]!.security, undefined);
-    assert.equal(document.paths['/v1/get/{code}']!.get!.security, undefined);
+    // The document's default is the access code; public operations say so with an empty list.
+    assert.deepEqual((document as unknown as { security: unknown }).security, [{ accessCodeQuery: [] }, { bearerAccessCode: [] }, { accessCodeHeader: [] }]);
+    for (const method of ['get', 'post'] as const) assert.deepEqual(document.paths['/v1/new_account']![method]!.security, []);
+    assert.deepEqual(document.paths['/v1/get/{code}']!.get!.security, []);
+    assert.deepEqual(document.paths['/{code}']!.get!.security, []);
+    assert.deepEqual(document.paths['/healthz']!.get!.security, []);
+  });
+
+  test('names HEAD operations without the generator\'s "-head" suffix', async (t) => {
+    const { document } = await documentOf(t);
+    assert.equal(document.paths['/v1/new_account']!.head!.operationId, 'createAccountHead');
+    assert.equal(document.paths['/v1/get/{code}']!.head!.operationId, 'resolveLinkHead');
+    const ids = Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.operationId ?? ''));
+    assert.deepEqual(ids.filter((id) => !/^[a-z][A-Za-z]*$/.test(id)), []);
+  });
+
+  test('requires url in the query of GET /v1/link, and admits an empty short (empty counts as omitted)', async (t) => {
+    const { document } = await documentOf(t);
+    const parameters = (document.paths['/v1/link']!.get! as unknown as { parameters: { name: string; required: boolean; schema: { pattern: string } }[] }).parameters;
+    assert.equal(parameters.find((p) => p.name === 'url')?.required, true);
+    const short = parameters.find((p) => p.name === 'short')!;
+    assert.equal(short.required, false);
+    const pattern = new RegExp(short.schema.pattern);
+    for (const accepted of ['', 'abcde', 'a.b_c~d-e']) assert.ok(pattern.test(accepted), JSON.stringify(accepted));
+    for (const refused of ['abcd', 'abc de', 'abcdé']) assert.ok(!pattern.test(refused), JSON.stringify(refused));
+  });
+
+  test('names a relative server, so "Try it out" calls the origin the docs were opened on', async (t) => {
+    const { document } = await documentOf(t);
+    assert.deepEqual((document as unknown as { servers: { url: string }[] }).servers.map((server) => server.url), ['/']);
   });
 
   test('documents the errors of each operation as text/plain, with their statuses', async (t) => {

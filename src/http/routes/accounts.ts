@@ -5,7 +5,7 @@ import { Operation } from '../operations.ts';
 import { accountBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
-import { ACCESS_CODE_SECURITY, AccountSchema, AuthQuery, errorResponses } from '../schemas.ts';
+import { ACCESS_CODE_SECURITY, AccountSchema, AuthQuery, errorResponses, PUBLIC_SECURITY } from '../schemas.ts';
 
 /** The Account JSON. Carries the access code: never cache it. */
 function sendAccount(reply: FastifyReply, account: Account) {
@@ -35,6 +35,7 @@ export function registerAccountRoutes(app: FastifyInstance, { accounts, authenti
       'Needs no credentials. The AccessCode in the answer is the account\'s only key: it is stored as a digest and ' +
       'cannot be shown again.',
     tags: ['accounts'],
+    security: PUBLIC_SECURITY,
     response: { 200: ACCOUNT_RESPONSE, ...errorResponses(Operation.CreateAccount, [429, 503]) },
   });
   const createConfig = { operation: Operation.CreateAccount, countedEvent: CountedEvent.AccountCreated };
@@ -58,6 +59,7 @@ export function registerAccountRoutes(app: FastifyInstance, { accounts, authenti
       schema: {
         operationId: 'createAccountHead',
         summary: 'Not allowed: HEAD never creates anything',
+        security: PUBLIC_SECURITY,
         tags: ['accounts'],
         response: errorResponses(Operation.CreateAccount, [405]),
       },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Operation } from '../operations.ts';
-import { errorResponses, textResponse } from '../schemas.ts';
+import { errorResponses, MALFORMED_REQUEST_RESPONSE, PUBLIC_SECURITY, textResponse } from '../schemas.ts';
 import { PLAIN_TEXT } from '../send-error.ts';
 
 /** One dependency `/readyz` asks about. */
@@ -90,7 +90,8 @@ export function registerHealthRoutes(
     summary: 'Liveness: the process is up',
     description: 'Touches nothing else; answers as long as the event loop runs.',
     tags: ['operations'],
-    response: { 200: textResponse('Alive', 'ok') },
+    security: PUBLIC_SECURITY,
+    response: { 200: textResponse('Alive', 'ok'), 400: MALFORMED_REQUEST_RESPONSE },
   });
   const live = (_request: FastifyRequest, reply: FastifyReply) => sendText(reply, 'ok');
   app.get('/healthz', { config, schema: liveSchema(false) }, live);
@@ -106,7 +107,9 @@ export function registerHealthRoutes(
       `("storage damaged", without Retry-After: waiting will not cure it). ` +
       `503 once shutdown has begun, so load balancers stop sending requests.`,
     tags: ['operations'],
+    security: PUBLIC_SECURITY,
     response: {
+      400: MALFORMED_REQUEST_RESPONSE,
       200: textResponse('Ready; names any optional dependency that is away', 'ok'),
       503: {
         ...errorResponses(Operation.Other, [503])[503] as object,

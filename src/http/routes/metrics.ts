@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Metrics } from '../../metrics/metrics.ts';
 import { Operation } from '../operations.ts';
-import { SecurityScheme, textResponse } from '../schemas.ts';
+import { PUBLIC_SECURITY, SecurityScheme, textResponse } from '../schemas.ts';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -37,7 +37,7 @@ export function registerMetricsRoute(app: FastifyInstance, { metrics, token }: M
           'created or deleted, storage latency, group-commit batches, and Node process metrics. ' +
           (token === undefined ? 'Open: no METRICS_TOKEN is configured.' : 'Needs the METRICS_TOKEN as a Bearer token.'),
         tags: ['operations'],
-        ...(token === undefined ? {} : { security: [{ [SecurityScheme.Metrics]: [] }] }),
+        security: token === undefined ? PUBLIC_SECURITY : [{ [SecurityScheme.Metrics]: [] }],
         response: {
           200: textResponse('Prometheus text format 0.0.4'),
           ...(token === undefined

@@ -7,7 +7,7 @@ import type { LinkRecord } from '../../store/store.ts';
 import { Operation } from '../operations.ts';
 import { linkBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
-import { errorResponses, LinkSchema, ShortcodeParams } from '../schemas.ts';
+import { errorResponses, LinkSchema, PUBLIC_SECURITY, ShortcodeParams } from '../schemas.ts';
 import { sendGonePage } from '../../web/gone-page.ts';
 import { sendNotFoundPage } from '../../web/not-found-page.ts';
 
@@ -52,6 +52,7 @@ export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits,
       : 'Public. Counts one access and answers the link with it included (the first resolution answers Accesses 1). ' +
         'A link past its expiry, at its visit limit, or whose account is disabled answers 410 and is not counted.',
     tags: ['links'],
+    security: PUBLIC_SECURITY,
     params: ShortcodeParams,
     response: { 200: LinkSchema, ...errorResponses(Operation.ResolveLink, [404, 410, 429, 503]) },
   });
@@ -73,6 +74,7 @@ export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits,
       `The short URL itself, for browsers: ${REDIRECT_DESCRIPTION[redirectStatus]} to the target ` +
       (head ? '(HEAD does not count an access).' : 'counting one access. Unknown shortcodes answer a small HTML page.'),
     tags: ['links'],
+    security: PUBLIC_SECURITY,
     params: ShortcodeParams,
     response: {
       [redirectStatus]: {
