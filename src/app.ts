@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { createFastify } from './http/create-fastify.ts';
 import { registerErrorHandlers } from './http/error-handlers.ts';
 import { createForwardedWarning } from './http/forwarded-warning.ts';
+import { registerCors } from './http/cors.ts';
 import { registerClosingHooks, registerRequestHooks } from './http/hooks.ts';
 import type { LogStream } from './http/log-stream.ts';
 import { registerDocs, registerOpenApi } from './http/openapi.ts';
@@ -76,6 +77,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   });
   registerRequestHooks(app, { inspectForwarded: config.trustProxy === false ? createForwardedWarning(app.log) : undefined });
   registerErrorHandlers(app);
+  registerCors(app, config.cors);
 
   const accounts = createAccountService({ store, clock, defaultMaxLinks: config.defaultMaxLinks });
   const links = createLinkService({

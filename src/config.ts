@@ -106,6 +106,20 @@ export interface Config {
    * later whatever it waits for.
    */
   readonly storageTimeoutMs: number;
+  /** Which other origins' pages may call the API from a browser (`CORS_ORIGINS`); none by default. */
+  readonly cors: CorsConfig;
+}
+
+/**
+ * `CORS_ORIGINS`: comma-separated origins whose pages may call every `/v1/…` endpoint (with an
+ * access code, which travels in a header, never in a cookie), and/or `*`: any origin, for the
+ * public read-only endpoints only (resolve, the OpenAPI document).
+ */
+export interface CorsConfig {
+  /** Exact origins (`https://app.example.com`, `chrome-extension://<id>`), lower case, no trailing slash. */
+  readonly origins: readonly string[];
+  /** `*` was listed: any origin may read the public endpoints. */
+  readonly anyForPublic: boolean;
 }
 
 export class ConfigError extends Error {
@@ -408,6 +422,19 @@ export function loadConfig(env: Env = process.env): Config {
     } else storageTimeoutMs = parsed;
   }
 
+  const origins: string[] = [];
+  let anyForPublic = false;
+  for (const entry of (text('CORS_ORIGINS') ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '')) {
+    if (entry === '*') {
+      anyForPublic = true;
+      continue;
+    }
+    const origin = parseOrigin(entry);
+    if (origin === undefined) {
+      problems.push(`CORS_ORIGINS must list origins such as https://app.example.com (scheme and host, no path) or *, got ${quote(entry)}`);
+    } else if (!origins.includes(origin)) origins.push(origin);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -433,7 +460,25 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections,
     shutdownDelayMs,
     storageTimeoutMs,
+    cors: Object.freeze({ origins: Object.freeze(origins), anyForPublic }),
   });
+}
+
+/**
+ * An origin as a browser sends it in `Origin`: scheme, host and port only. http(s) origins are
+ * normalised by the WHATWG parser (default port dropped, host lower-cased); other schemes (a
+ * browser extension's `chrome-extension://<id>`, `moz-extension://<uuid>`) are kept as written,
+ * in lower case.
+ */
+function parseOrigin(raw: string): string | undefined {
+  const entry = raw.replace(/\/$/, '');
+  // Letters, digits, dots, hyphens; brackets and colons for an IPv6 address and a port. No
+  // wildcard: a pattern of origins is no origin, and a `*` alone means something else.
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[a-z0-9.\-[\]:]+$/i.test(entry)) return undefined;
+  const scheme = entry.slice(0, entry.indexOf(':')).toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return entry.toLowerCase();
+  const url = URL.parse(entry);
+  return url === null || url.origin === 'null' ? undefined : url.origin;
 }
 
 // Kernel views, not storage: SQLite there fails in odd ways (or, under /proc, retries forever).
