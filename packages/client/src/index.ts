@@ -117,7 +117,9 @@ export class ShortlinkClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#accessCode = options.accessCode;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    // Called through an arrow, not stored as is: browsers refuse a `fetch` invoked with another
+    // object as `this` ("Illegal invocation"), which `this.#fetch(…)` would be.
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
   /** The same client, sending another access code. */
