@@ -72,6 +72,13 @@ function copy(from: string, to: string, entries: readonly string[]): void {
   for (const entry of entries) cpSync(join(from, entry), join(to, entry), { recursive: true });
 }
 
+/** The one tarball named `<prefix><version>.tgz` in `folder` (the prepack's output rules out --json). */
+function onlyTarball(folder: string, prefix: string): string {
+  const found = readdirSync(folder).filter((name) => name.startsWith(prefix) && /^[a-z-]+\d[\w.-]*\.tgz$/.test(name));
+  if (found.length !== 1) throw new Error(`expected one ${prefix}*.tgz in ${folder}, found ${JSON.stringify(found)}`);
+  return join(folder, found[0]!);
+}
+
 /** `npm pack` of @shortlink/client (its prepack compiles it); answers the tarball's path. */
 export async function packClient(workDir: string): Promise<string> {
   const source = join(workDir, 'client-source');
@@ -79,8 +86,8 @@ export async function packClient(workDir: string): Promise<string> {
   copy(join(REPO_ROOT, 'packages', 'client'), source, ['package.json', 'README.md', 'tsconfig.build.json', 'src']);
   const out = join(workDir, 'packs');
   mkdirSync(out, { recursive: true });
-  const result = succeeded(await run('npm', ['pack', '--json', '--pack-destination', out], { cwd: source }), 'npm pack (client)');
-  return join(out, (JSON.parse(result.stdout) as { filename: string }[])[0]!.filename);
+  succeeded(await run('npm', ['pack', '--pack-destination', out], { cwd: source }), 'npm pack (client)');
+  return onlyTarball(out, 'shortlink-client-');
 }
 
 /** `npm pack` of the server package (its prepack compiles src/ to dist/); answers the tarball's path. */
@@ -92,8 +99,8 @@ export async function packServer(workDir: string): Promise<string> {
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(source, 'node_modules'));
   const out = join(workDir, 'packs');
   mkdirSync(out, { recursive: true });
-  const result = succeeded(await run('npm', ['pack', '--json', '--pack-destination', out], { cwd: source }), 'npm pack (server)');
-  return join(out, (JSON.parse(result.stdout) as { filename: string }[])[0]!.filename);
+  succeeded(await run('npm', ['pack', '--pack-destination', out], { cwd: source }), 'npm pack (server)');
+  return onlyTarball(out, 'shortlink-');
 }
 
 /** The paths inside a tarball, without npm's `package/` prefix. */
