@@ -22,7 +22,10 @@ const HOSTILE_TARGETS = [
 /** What the page holds that could run or navigate somewhere unsafe. */
 async function dangerousMarkup(page: Page) {
   return page.evaluate((flag) => {
+    // The bookmarklet is the page's one javascript: link, by design, and must be exactly its own.
+    const bookmarklet = `javascript:void(location.href='${location.origin}/?url='+encodeURIComponent(location.href))`;
     const unsafeLinks = [...document.querySelectorAll<HTMLAnchorElement>('a[href]')]
+      .filter((a) => !(a.id === 'bookmarklet' && decodeURIComponent(a.href) === bookmarklet))
       .map((a) => a.href)
       .filter((href) => !/^(https?|blob):/i.test(href));
     const handlers = [...document.querySelectorAll('*')].flatMap((element) =>

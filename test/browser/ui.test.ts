@@ -21,6 +21,7 @@ import {
   type BrowserSession,
   type UiServer,
 } from './support.ts';
+import { bookmarkletTests } from './bookmarklet.ts';
 import { docsTests } from './docs.ts';
 import { hostileContentTests } from './hostile.ts';
 import { layoutTests } from './layout.ts';
@@ -202,6 +203,7 @@ describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   hostileContentTests();
   layoutTests();
   docsTests();
+  bookmarkletTests();
 });
 
 function flowTests(): void {
