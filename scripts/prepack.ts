@@ -7,7 +7,7 @@
  * because it brings Node 24 itself (the `node` devDependency), so an `engines` of `>=24` in the
  * repository's package.json would warn (EBADENGINE) for nothing. An installed package, on the
  * other hand, runs on the Node that installs it, and must say which one it needs.
- * docs/adr/0016-packaging.md has the whole story.
+ * docs/adr/0016-packaging-and-integrations.md has the whole story.
  *
  *     node scripts/prepack.ts            build, then add `engines` (package.json.orig keeps the original)
  *     node scripts/prepack.ts --restore  put the original package.json back (npm's `postpack`)
