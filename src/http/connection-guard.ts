@@ -46,12 +46,20 @@ interface HttpSocket extends Socket {
 }
 
 interface ConnectionState {
+  /** Requests counted as in progress: each holds a 'close' listener on its response. */
   active: number;
+  /**
+   * The one request in progress that is not counted: a connection's requests are counted
+   * only once a second one arrives while one is in progress (see `request` below).
+   */
+  loose: ServerResponse | undefined;
   /** True while waiting requests hold reading stopped. */
   held: boolean;
-  /** Node's own value of `_paused`. */
+  /** True once `_paused` is seen through the guard's property (the first time it held reading). */
+  watched: boolean;
+  /** Node's own value of `_paused`, once watched. */
   nodePaused: boolean;
-  readonly waiting: (() => void)[];
+  readonly waiting: [IncomingMessage, ServerResponse][];
   /** Bytes the kernel has taken, when last looked at. */
   flushed: number;
   /** When its answers were last seen to make progress. */
@@ -70,45 +78,44 @@ export function createConnectionGuard(
 
   server.maxConnections = bounds.maxConnections;
   server.on('connection', (socket: HttpSocket) => {
-    const state: ConnectionState = { active: 0, held: false, nodePaused: socket._paused === true, waiting: [], flushed: 0, progressAt: Date.now() };
+    const state: ConnectionState = {
+      active: 0, loose: undefined, held: false, watched: false, nodePaused: false, waiting: [], flushed: 0, progressAt: Date.now(),
+    };
     connections.set(socket, state);
     socket.once('close', () => connections.delete(socket));
-    // Node stops reading when answers pile up unsent, but resumes whenever a queued answer
-    // moves, however many requests are still pending: every resume let it parse another 64 KB
-    // of pipelined requests. Seen through this property, reading stays stopped while requests
-    // wait here, whatever Node decides; Node's own decision is kept for when they are done.
-    Object.defineProperty(socket, '_paused', {
-      configurable: true,
-      enumerable: true,
-      get: () => state.nodePaused || state.held,
-      set: (value: boolean) => {
-        state.nodePaused = value;
-      },
-    });
   });
 
   // The app's handler (Fastify's) runs through the guard.
   const handlers = server.listeners('request') as Handler[];
   server.removeAllListeners('request');
+  const dispatch = (request: IncomingMessage, response: ServerResponse) => {
+    for (const handler of handlers) handler(request, response);
+  };
+
+  // What every request pays is kept to a lookup and a few comparisons: most connections
+  // send one request at a time, and neither a closure nor a listener per request is needed
+  // to bound them. Node gives a response the socket at once only when no earlier answer of
+  // the connection is pending; such a request runs uncounted, as `loose`. Only when another
+  // request arrives while one is in progress does the guard start counting (that one
+  // included), through one listener function shared by every response.
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket as HttpSocket;
-    const state = connections.get(socket);
+    const state = connections.get(request.socket);
     if (state === undefined) {
-      for (const handler of handlers) handler(request, response);
+      dispatch(request, response);
       return;
     }
-    const run = () => {
-      state.active++;
-      response.once('close', () => {
-        state.active--;
-        next(socket, state);
-      });
-      for (const handler of handlers) handler(request, response);
-    };
+    if (!closing && state.active === 0 && state.waiting.length === 0 && response.socket !== null) {
+      state.loose = response;
+      dispatch(request, response);
+      return;
+    }
+    count(state);
     if (state.active < bounds.maxActive && state.waiting.length === 0) {
-      run();
+      track(state, response);
+      dispatch(request, response);
       return;
     }
+    const socket = request.socket as HttpSocket;
     if (state.waiting.length >= bounds.maxWaiting) {
       // Requests parsed from the rest of the chunk arrive after the close: drop them quietly.
       if (!socket.destroyed) {
@@ -117,17 +124,69 @@ export function createConnectionGuard(
       }
       return;
     }
-    state.waiting.push(run);
+    state.waiting.push([request, response]);
     if (!state.held) {
       // Node's parser stops after the chunk it is parsing (it reads the flag), and nothing
       // resumes reading until the flag clears.
+      watchPaused(socket, state);
       state.held = true;
       socket.pause();
     }
   });
 
+  /** Counts the connection's loose request, if it is still in progress. */
+  function count(state: ConnectionState): void {
+    const loose = state.loose;
+    if (loose === undefined) return;
+    state.loose = undefined;
+    // `destroyed` is set when the response has closed (answered or aborted).
+    if (!loose.destroyed) track(state, loose);
+  }
+
+  function track(state: ConnectionState, response: ServerResponse): void {
+    state.active++;
+    // Node emits a response's 'close' once.
+    response.on('close', onTrackedClose);
+  }
+
+  function onTrackedClose(this: ServerResponse): void {
+    const socket = this.req.socket as HttpSocket;
+    const state = connections.get(socket);
+    // A closed connection: whatever waited on it was aborted with it.
+    if (state === undefined) return;
+    state.active--;
+    next(socket, state);
+  }
+
+  /**
+   * Node stops reading when answers pile up unsent, but resumes whenever a queued answer
+   * moves, however many requests are still pending: every resume let it parse another 64 KB
+   * of pipelined requests. Seen through this property, reading stays stopped while requests
+   * wait here, whatever Node decides; Node's own decision is kept for when they are done.
+   * Only on a connection the guard has had to hold: turning a data property into an accessor
+   * puts the socket's properties in V8's slow dictionary mode, which every access Node's
+   * HTTP and stream code makes to that socket then pays (ADR 16).
+   */
+  function watchPaused(socket: HttpSocket, state: ConnectionState): void {
+    if (state.watched) return;
+    state.watched = true;
+    state.nodePaused = socket._paused === true;
+    Object.defineProperty(socket, '_paused', {
+      configurable: true,
+      enumerable: true,
+      get: () => state.nodePaused || state.held,
+      set: (value: boolean) => {
+        state.nodePaused = value;
+      },
+    });
+  }
+
   function next(socket: HttpSocket, state: ConnectionState): void {
-    while (state.active < bounds.maxActive && state.waiting.length > 0) state.waiting.shift()!();
+    while (state.active < bounds.maxActive && state.waiting.length > 0) {
+      const [request, response] = state.waiting.shift()!;
+      track(state, response);
+      dispatch(request, response);
+    }
     if (state.waiting.length === 0 && state.held) {
       state.held = false;
       // As Node resumes it; if Node itself wants reading stopped, it resumes later.
@@ -164,6 +223,8 @@ export function createConnectionGuard(
     closeIdle() {
       closing = true;
       for (const [socket, state] of connections) {
+        // A request in progress is counted from now on, so its connection closes after it.
+        count(state);
         if (state.active !== 0 || state.waiting.length !== 0) continue;
         // Nothing owed to it: whatever it sent of a request is refused.
         if (socket.writableLength === 0) socket.destroy();

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { createConnectionGuard, type ConnectionClosedReason } from '../../src/http/connection-guard.ts';
 
@@ -102,5 +102,56 @@ test('closeIdle closes connections owing nothing (even half a request) and spare
   finish();
   await once(busy, 'close');
   assert.match(answer, /done$/, 'it gets its answer, then is closed');
+  await service.close();
+});
+
+test("a connection sending one request at a time runs through the guard untouched: no listener, and Node's _paused stays a plain property", async () => {
+  const sockets = new Set<Socket>();
+  let closeListeners = -1;
+  const service = await serve(
+    (request, response) => {
+      sockets.add(request.socket);
+      closeListeners = response.listenerCount('close');
+      response.end('ok');
+    },
+    { maxActive: 2, maxWaiting: 100 },
+  );
+  for (let i = 0; i < 3; i++) {
+    const answer = await fetch(`http://127.0.0.1:${service.port}/${i}`);
+    assert.equal(await answer.text(), 'ok');
+  }
+  assert.equal(closeListeners, 0, 'the guard added no listener to the response');
+  for (const socket of sockets) {
+    // An accessor would put the socket in V8's slow dictionary mode (ADR 16).
+    assert.ok('value' in Object.getOwnPropertyDescriptor(socket, '_paused')!, '_paused is still a data property');
+  }
+  await service.close();
+});
+
+test('a pipeliner held by the guard gets the _paused accessor, and its requests are counted from the first one on', async () => {
+  let socketSeen: Socket | undefined;
+  let active = 0;
+  let peak = 0;
+  const service = await serve(
+    (request, response) => {
+      socketSeen = request.socket;
+      active++;
+      peak = Math.max(peak, active);
+      setTimeout(() => {
+        active--;
+        response.end(`answer ${request.url}\n`);
+      }, 5);
+    },
+    { maxActive: 1, maxWaiting: 100 },
+  );
+  const socket = connect(service.port, '127.0.0.1');
+  socket.setEncoding('utf8');
+  let text = '';
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.write(pipelined(service.port, 20));
+  while ((text.match(/answer \/\d+/g) ?? []).length < 20) await once(socket, 'data');
+  assert.equal(peak, 1, 'the first request (run before any other arrived) was counted too');
+  assert.ok('get' in Object.getOwnPropertyDescriptor(socketSeen!, '_paused')!);
+  socket.destroy();
   await service.close();
 });
