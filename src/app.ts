@@ -15,6 +15,8 @@ import type { LogStream } from './http/log-stream.ts';
 import { registerDocs, registerOpenApi } from './http/openapi.ts';
 import { createRateLimitChecks } from './http/rate-limit-checks.ts';
 import { trackRegisteredRoutes } from './http/registered-routes.ts';
+import { REQUEST_BOUNDS } from './http/request-bounds.ts';
+import { createRequestDeadline } from './http/request-deadline.ts';
 import { RequestLog } from './http/request-log.ts';
 import { createAuthenticate } from './http/route-helpers.ts';
 import { registerAccountRoutes } from './http/routes/accounts.ts';
@@ -57,7 +59,9 @@ export interface AppDeps {
 /** Builds the HTTP application around an open store. */
 export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [], draining = () => false }: AppDeps): Promise<FastifyInstance> {
   const metrics = createMetrics();
-  const requestLog = new RequestLog(metrics.observeRequest);
+  // The whole-request deadline: STORAGE_TIMEOUT plus a margin, so storage calls answer first
+  // with their own error (request-bounds.ts).
+  const requestLog = new RequestLog(metrics.observeRequest, createRequestDeadline(config.storageTimeoutMs + REQUEST_BOUNDS.handlerMarginMs));
   const app = await createFastify({ config, requestLog, logStream, onConnectionClosed: metrics.connectionClosed });
   // Readiness weighs what real calls did, not only a trivial query (src/store/storage-health.ts).
   const storageHealth = trackStorageHealth(instrumentStore(rawStore, metrics), {

@@ -10,7 +10,7 @@ import { requestIdOf } from './request-id.ts';
 import type { RequestLog } from './request-log.ts';
 
 export interface FastifyDeps {
-  readonly config: Pick<Config, 'logLevel' | 'trustProxy' | 'maxConnections' | 'storageTimeoutMs'>;
+  readonly config: Pick<Config, 'logLevel' | 'trustProxy' | 'maxConnections'>;
   /** Writes the request lines, and counts requests for metrics. */
   readonly requestLog: RequestLog;
   /** Where JSON log lines go; standard output when omitted. */
@@ -41,8 +41,9 @@ export async function createFastify({ config, requestLog, logStream, onConnectio
     trustProxy: config.trustProxy === false ? false : [...config.trustProxy],
     bodyLimit: REQUEST_BOUNDS.bodyBytes,
     requestTimeout: REQUEST_BOUNDS.requestTimeoutMs,
-    // The whole-request deadline: requestTimeout only bounds receiving the request.
-    handlerTimeout: config.storageTimeoutMs + REQUEST_BOUNDS.handlerMarginMs,
+    // The whole-request deadline (requestTimeout only bounds receiving the request) is not
+    // Fastify's handlerTimeout, which costs a timer and an AbortController per request: the
+    // RequestLog runs it (request-deadline.ts).
     keepAliveTimeout: REQUEST_BOUNDS.keepAliveTimeoutMs,
     clientErrorHandler,
     // Node would answer a Host-less HTTP/1.1 request with a bare 400; the onRequest hook

@@ -1,6 +1,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { CountedEvent } from '../metrics/metrics.ts';
 import { redactText, redactUrl } from './redact.ts';
+import type { RequestDeadline } from './request-deadline.ts';
 
 /** A User-Agent longer than this is cut in the log: the header may be up to 16 KiB. */
 const USER_AGENT_LOG_CHARS = 256;
@@ -23,21 +24,27 @@ export type ObserveRequest = (
  *
  * Fastify calls `requestCompleted` once for every request that was routed (also 404s), and
  * the framework-error handler (error-handlers.ts) calls it for those refused before routing.
- * So it is also where metrics learn about requests: no extra hook runs per request.
+ * So it is also where metrics learn about requests, and where the whole-request deadline
+ * starts and stops its clock: no extra hook runs per request.
  */
 export class RequestLog extends LogController {
   readonly #observe: ObserveRequest | undefined;
+  readonly #deadline: RequestDeadline | undefined;
 
-  constructor(observe?: ObserveRequest) {
+  constructor(observe?: ObserveRequest, deadline?: RequestDeadline) {
     super({ requestIdLogLabel: 'reqId' });
     this.#observe = observe;
+    this.#deadline = deadline;
   }
 
-  override incomingRequest(): void {}
+  override incomingRequest(_request: FastifyRequest, reply: FastifyReply): void {
+    this.#deadline?.start(reply);
+  }
 
   override routeNotFound(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    this.#deadline?.finish(reply);
     const route = request.routeOptions;
     const config = route.config as Partial<typeof route.config> | undefined;
     const elapsed = reply.elapsedTime;

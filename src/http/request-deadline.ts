@@ -1,0 +1,66 @@
+/**
+ * The whole-request deadline (issue 13, item 2; ADR 15): a request not answered within
+ * `timeoutMs` of being routed is answered 503 `the request took too long` (error-table.ts),
+ * whatever it waits for. Storage calls have their own, shorter deadline; this is the net
+ * under everything else (a rate-limit counter, a bug).
+ *
+ * Fastify's `handlerTimeout` does the same with a timer, an AbortController and a 'close'
+ * listener for every request, about a microsecond of the redirect's CPU time that nothing
+ * here uses (no handler reads `request.signal`). Here every request costs one Map entry, and
+ * one timer, armed for the oldest request, stands for all of them (ADR 16).
+ */
+import { errorCodes, type FastifyReply } from 'fastify';
+
+export interface RequestDeadline {
+  /** The request of `reply` was routed: its clock starts. */
+  start(reply: FastifyReply): void;
+  /** Its answer is done (or it failed): its clock stops. */
+  finish(reply: FastifyReply): void;
+}
+
+export function createRequestDeadline(timeoutMs: number, now: () => number = () => performance.now()): RequestDeadline {
+  // Every request routed and not yet finished, with when its deadline falls. Insertion order
+  // is start order, so with one timeout for all, also deadline order.
+  const pending = new Map<FastifyReply, number>();
+  let timer: NodeJS.Timeout | undefined;
+
+  function arm(): void {
+    if (timer !== undefined) return;
+    const oldest = pending.values().next();
+    if (oldest.done === true) return;
+    timer = setTimeout(expire, Math.max(0, oldest.value - now()));
+    // An unanswered request keeps its connection, not the process, alive.
+    timer.unref();
+  }
+
+  function expire(): void {
+    timer = undefined;
+    // Timers fire on whole milliseconds: a deadline a fraction ahead counts as reached.
+    const time = now() + 1;
+    for (const [reply, deadline] of pending) {
+      if (deadline > time) break;
+      pending.delete(reply);
+      timeOut(reply);
+    }
+    arm();
+  }
+
+  function timeOut(reply: FastifyReply): void {
+    // Answered, or the client is gone (no 'finish' then, so never `finish`ed): nothing to do.
+    if (reply.sent || reply.raw.destroyed) return;
+    const error = new errorCodes.FST_ERR_HANDLER_TIMEOUT(timeoutMs, reply.request.routeOptions.url ?? '');
+    // The answer has begun (a stream): it cannot become an error any more.
+    if (reply.raw.headersSent) reply.raw.destroy(error);
+    else reply.send(error);
+  }
+
+  return {
+    start(reply) {
+      pending.set(reply, now() + timeoutMs);
+      arm();
+    },
+    finish(reply) {
+      pending.delete(reply);
+    },
+  };
+}
