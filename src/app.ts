@@ -64,10 +64,10 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   const requestLog = new RequestLog(metrics.observeRequest, createRequestDeadline(config.storageTimeoutMs + REQUEST_BOUNDS.handlerMarginMs));
   const app = await createFastify({ config, requestLog, logStream, onConnectionClosed: metrics.connectionClosed });
   // Readiness weighs what real calls did, not only a trivial query (src/store/storage-health.ts).
-  const storageHealth = trackStorageHealth(instrumentStore(rawStore, metrics), {
+  const storageHealth = trackStorageHealth({
     onDamaged: (error) => app.log.error(`database damaged: ${describeCause(error)}; restore it or repair it, then restart`),
   });
-  const store = storageHealth.store;
+  const store = instrumentStore(rawStore, metrics, storageHealth.observe);
 
   app.decorateRequest('account', null);
   trackRegisteredRoutes(app);
@@ -113,7 +113,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   registerLinkRoutes(app, { links, authenticate, rateLimits, baseUrl: config.baseUrl });
   registerResolveRoutes(app, { links, rateLimits, redirectStatus: config.redirectStatus });
   registerHealthRoutes(app, {
-    checks: [{ name: 'storage', check: storageHealth.check }, ...rateLimitCounters.readiness, ...readiness],
+    checks: [{ name: 'storage', check: () => storageHealth.check(store) }, ...rateLimitCounters.readiness, ...readiness],
     isClosing: () => draining() || isClosing(),
   });
   registerMetricsRoute(app, { metrics, token: config.metricsToken });

@@ -1,12 +1,18 @@
 import type { Store } from '../store/store.ts';
 import type { Metrics } from './metrics.ts';
 
+/** Told how every call settled: its operation (the Store method's name), and its error if it failed. */
+export type ObserveOutcome = (operation: string, error?: unknown) => void;
+
 /**
- * A Store that times every database call into `metrics` and otherwise behaves exactly like
- * `store` (same results, same errors). A decorator, so no backend needs to know about
- * metrics; a method added to Store fails to compile here until it is timed too.
+ * A Store that times every database call into `metrics`, tells `observe` how it settled
+ * (storage health, src/store/storage-health.ts) and otherwise behaves exactly like `store`
+ * (same results, same errors). A decorator, so no backend needs to know about metrics; a
+ * method added to Store fails to compile here until it is timed too. Both observers share
+ * this one wrapper: a second decorator would cost every call, the resolution included,
+ * another promise.
  */
-export function instrumentStore(store: Store, metrics: Metrics): Store {
+export function instrumentStore(store: Store, metrics: Metrics, observe: ObserveOutcome = () => undefined): Store {
   function timed<A extends unknown[], R>(operation: string, call: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
     const timer = metrics.storeTimer(operation);
     return (...args) => {
@@ -14,11 +20,13 @@ export function instrumentStore(store: Store, metrics: Metrics): Store {
       return call(...args).then(
         (result) => {
           timer.observe((performance.now() - started) / 1000);
+          observe(operation);
           return result;
         },
         (error: unknown) => {
           timer.observe((performance.now() - started) / 1000);
           timer.failed();
+          observe(operation, error);
           throw error;
         },
       );

@@ -22,10 +22,14 @@ export class StorageNotReady extends Error {
 }
 
 export interface StorageHealth {
-  /** `store` with every call's outcome recorded. */
-  readonly store: Store;
-  /** The readiness check: resolves when the storage can serve, rejects with StorageNotReady. */
-  check(): Promise<void>;
+  /**
+   * Records how one store call settled (`error` undefined: it succeeded). The metrics
+   * decorator (src/metrics/instrumented-store.ts) calls it from the callbacks it already
+   * has on every call, so health costs no promise or closure of its own per call (ADR 16).
+   */
+  observe(operation: string, error?: unknown): void;
+  /** The readiness check, probing through `store`: resolves when the storage can serve, rejects with StorageNotReady. */
+  check(store: Pick<Store, 'ping'>): Promise<void>;
 }
 
 export interface StorageHealthOptions {
@@ -33,12 +37,28 @@ export interface StorageHealthOptions {
   readonly onDamaged?: (error: Error) => void;
 }
 
-export function trackStorageHealth(store: Store, { onDamaged }: StorageHealthOptions = {}): StorageHealth {
+/**
+ * Which store calls write. Every resolution writes (it counts an access). A call added to
+ * Store fails to compile here until it is classified.
+ */
+const WRITES: Readonly<Record<Exclude<keyof Store, 'engine' | 'ping' | 'close'>, boolean>> = {
+  createAccount: true,
+  findAccountByCodeHash: false,
+  createLink: true,
+  deleteLink: true,
+  listLinks: false,
+  listLinkDetails: false,
+  updateLink: true,
+  resolveLink: true,
+  findLink: false,
+};
+
+export function trackStorageHealth({ onDamaged }: StorageHealthOptions = {}): StorageHealth {
   // Set by a write that failed for the storage, cleared by the next write that succeeds.
   let writeFailure: Error | undefined;
   let damaged: Error | undefined;
 
-  function observe(error: unknown, isWrite: boolean): void {
+  function observeFailure(error: unknown, isWrite: boolean): void {
     if (isStorageDamaged(error)) {
       if (damaged === undefined) {
         damaged = error;
@@ -49,45 +69,23 @@ export function trackStorageHealth(store: Store, { onDamaged }: StorageHealthOpt
     }
   }
 
-  function tracked<A extends unknown[], R>(call: (...args: A) => Promise<R>, isWrite: boolean): (...args: A) => Promise<R> {
-    return (...args) => call(...args).then(
-      (result) => {
-        if (isWrite) writeFailure = undefined;
-        return result;
-      },
-      (error: unknown) => {
-        observe(error, isWrite);
-        throw error;
-      },
-    );
-  }
-
-  const trackedStore: Store = {
-    engine: store.engine,
-    createAccount: tracked((account) => store.createAccount(account), true),
-    findAccountByCodeHash: tracked((hash) => store.findAccountByCodeHash(hash), false),
-    createLink: tracked((link) => store.createLink(link), true),
-    deleteLink: tracked((code, uid) => store.deleteLink(code, uid), true),
-    listLinks: tracked((uid) => store.listLinks(uid), false),
-    listLinkDetails: tracked((uid, query) => store.listLinkDetails(uid, query), false),
-    updateLink: tracked((code, uid, changes) => store.updateLink(code, uid, changes), true),
-    // Every resolution writes (it counts an access).
-    resolveLink: tracked((code, now) => store.resolveLink(code, now), true),
-    findLink: tracked((code, now) => store.findLink(code, now), false),
-    ping: (options) => store.ping(options),
-    close: () => store.close(),
-  };
-
   return {
-    store: trackedStore,
-    async check() {
+    observe(operation, error) {
+      const isWrite = WRITES[operation as keyof typeof WRITES] === true;
+      if (error === undefined) {
+        if (isWrite) writeFailure = undefined;
+      } else {
+        observeFailure(error, isWrite);
+      }
+    },
+    async check(store) {
       if (damaged !== undefined) throw new StorageNotReady(STORAGE_DAMAGED, false, damaged);
       const failure = writeFailure;
       const probeWrite = failure !== undefined;
       try {
         await store.ping({ write: probeWrite });
       } catch (error) {
-        observe(error, probeWrite);
+        observeFailure(error, probeWrite);
         if (isStorageDamaged(error)) throw new StorageNotReady(STORAGE_DAMAGED, false, error);
         throw error;
       }
