@@ -1,0 +1,122 @@
+/**
+ * `npm run bench:cpu -- [root ...]`: the server's CPU time per request, a measure that holds
+ * on a busy machine where req/s does not. Other tenants slow the server down and the load
+ * generator with it, but the work the server does for one request stays about the same.
+ *
+ * Each root is a checkout of this repository with its node_modules (default: this one); give
+ * several to compare builds, e.g. `npm run bench:cpu -- . /work/base`. Every root gets its
+ * own preloaded SQLite database (made by its own bench/preload.ts, so by its own schema) and
+ * its own server (`src/server.ts`, as `npm start` runs it, request logging on). Then, round
+ * after round, each scenario is driven against each server in turn (interleaved, so drift
+ * over minutes hits every root alike): a fixed number of requests with autocannon, the
+ * server's utime + stime read from /proc/<pid>/stat before and after. The bare node:http
+ * server (bench/bare-server.ts) is measured the same way, first in every round: the CPU a
+ * request costs still drifts with the machine's load (caches shared with other tenants), and
+ * the ratio to the bare server's figure of the same round cancels most of that drift. The
+ * first round warms the servers up and is not counted; the table shows medians of the others.
+ *
+ * Environment: CPU_REQUESTS (per measurement, default 20000), CPU_ROUNDS (counted rounds,
+ * default 5), CPU_LINKS (default 100000), CPU_CONNECTIONS (default 10), CPU_SCENARIOS
+ * (comma-separated, default "redirect,resolve").
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import type * as PreloadModule from './preload.ts';
+import type { Preloaded } from './preload.ts';
+import { startProcess, type RunningProcess } from './processes.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const REQUESTS = Number(process.env.CPU_REQUESTS ?? 20_000);
+const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
+const LINKS = Number(process.env.CPU_LINKS ?? 100_000);
+const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 10);
+const SCENARIOS = (process.env.CPU_SCENARIOS ?? 'redirect,resolve').split(',').map((s) => s.trim()).filter(Boolean);
+// Linux reports CPU time in clock ticks of 1/100 s (USER_HZ, the same on every architecture).
+const TICK_MICROS = 10_000;
+
+const pathsOf: Record<string, (codes: readonly string[]) => string[]> = {
+  redirect: (codes) => codes.map((code) => `/${code}`),
+  resolve: (codes) => codes.map((code) => `/v1/get/${code}`),
+};
+for (const scenario of SCENARIOS) if (pathsOf[scenario] === undefined) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(pathsOf).join(', ')}`);
+
+/** Microseconds of CPU (user + system, every thread) the process has used so far. */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at field 3: utime is 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
+}
+
+/** Drives `amount` requests over `paths` (round-robin from a random start); returns how many got a 2xx/3xx. */
+async function drive(base: string, paths: readonly string[], amount: number): Promise<number> {
+  let next = Math.floor(Math.random() * paths.length);
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    amount,
+    requests: [{ setupRequest: (request) => ({ ...request, path: paths[(next = (next + 1) % paths.length)]! }) }],
+  });
+  return result['2xx'] + result['3xx'];
+}
+
+interface Target {
+  readonly name: string;
+  readonly server: RunningProcess;
+  readonly paths: Record<string, readonly string[]>;
+  readonly data?: Preloaded;
+}
+
+const roots = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : [ROOT]).map((root) => resolve(root));
+const targets: Target[] = [];
+const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: undefined });
+targets.push({ name: 'bare node:http', server: bare, paths: Object.fromEntries(SCENARIOS.map((s) => [s, ['/']])) });
+for (const root of roots) {
+  // The root's own preload: its schema, its migrations.
+  const { preloadSqlite } = (await import(pathToFileURL(join(root, 'bench', 'preload.ts')).href)) as typeof PreloadModule;
+  const data = await preloadSqlite(LINKS);
+  const server = await startProcess({
+    script: 'src/server.ts',
+    cwd: root,
+    env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path },
+    cpu: undefined,
+  });
+  targets.push({ name: root, server, data, paths: Object.fromEntries(SCENARIOS.map((s) => [s, pathsOf[s]!(data.codes)])) });
+}
+
+console.log(`CPU per request: ${REQUESTS} requests per measurement, ${CONNECTIONS} connections, ${LINKS} links, 1 warm-up + ${ROUNDS} rounds`);
+// target → scenario → µs per request, one per counted round.
+const samples = new Map<string, Map<string, number[]>>(targets.map((t) => [t.name, new Map(SCENARIOS.map((s) => [s, []]))]));
+try {
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const scenario of SCENARIOS) {
+      for (const target of targets) {
+        const before = cpuMicros(target.server.pid);
+        const answered = await drive(target.server.url, target.paths[scenario]!, REQUESTS);
+        const micros = (cpuMicros(target.server.pid) - before) / REQUESTS;
+        if (answered !== REQUESTS) console.log(`warning: ${target.name} ${scenario}: ${REQUESTS - answered} requests not answered 2xx/3xx`);
+        if (round > 0) samples.get(target.name)!.get(scenario)!.push(micros);
+        console.log(`${round === 0 ? 'warm-up' : `round ${round}`}  ${scenario.padEnd(8)}  ${micros.toFixed(1).padStart(6)} µs  ${target.name}`);
+      }
+    }
+  }
+} finally {
+  for (const target of targets) {
+    await target.server.stop();
+    await target.data?.remove();
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const bareSamples = samples.get(targets[0]!.name)!;
+console.log(`\nServer CPU per request, µs: median (min–max) over ${ROUNDS} rounds; × bare: median of each round's ratio to the bare server's measurement just before it`);
+for (const target of targets) {
+  const cells = SCENARIOS.map((scenario) => {
+    const values = samples.get(target.name)!.get(scenario)!;
+    const ratios = values.map((micros, i) => micros / bareSamples.get(scenario)![i]!);
+    return `${scenario} ${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}) ×${median(ratios).toFixed(2)}`;
+  });
+  console.log(`  ${cells.join('   ')}   ${target.name}`);
+}
