@@ -165,7 +165,7 @@ export function createConnectionGuard(
    * wait here, whatever Node decides; Node's own decision is kept for when they are done.
    * Only on a connection the guard has had to hold: turning a data property into an accessor
    * puts the socket's properties in V8's slow dictionary mode, which every access Node's
-   * HTTP and stream code makes to that socket then pays (ADR 16).
+   * HTTP and stream code makes to that socket then pays (ADR 22).
    */
   function watchPaused(socket: HttpSocket, state: ConnectionState): void {
     if (state.watched) return;

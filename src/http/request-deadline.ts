@@ -7,7 +7,7 @@
  * Fastify's `handlerTimeout` does the same with a timer, an AbortController and a 'close'
  * listener for every request, about a microsecond of the redirect's CPU time that nothing
  * here uses (no handler reads `request.signal`). Here every request costs one Map entry, and
- * one timer, armed for the oldest request, stands for all of them (ADR 16).
+ * one timer, armed for the oldest request, stands for all of them (ADR 22).
  */
 import { errorCodes, type FastifyReply } from 'fastify';
 

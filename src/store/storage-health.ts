@@ -25,7 +25,7 @@ export interface StorageHealth {
   /**
    * Records how one store call settled (`error` undefined: it succeeded). The metrics
    * decorator (src/metrics/instrumented-store.ts) calls it from the callbacks it already
-   * has on every call, so health costs no promise or closure of its own per call (ADR 16).
+   * has on every call, so health costs no promise or closure of its own per call (ADR 22).
    */
   observe(operation: string, error?: unknown): void;
   /** The readiness check, probing through `store`: resolves when the storage can serve, rejects with StorageNotReady. */
