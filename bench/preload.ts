@@ -148,3 +148,93 @@ export async function clearRedisPrefix(url: string, prefix: string): Promise<voi
   } while (cursor !== '0');
   redis.disconnect();
 }
+
+/** A database for the list benchmark: one account of `large` links and one of 20, alike. */
+export interface PreloadedListing {
+  readonly path: string;
+  /** The account holding `large` links. */
+  readonly largeAccessCode: string;
+  /** The account holding 20 links. */
+  readonly smallAccessCode: string;
+  /** Row ids spread over the large account, for cursors deep into its list. */
+  readonly largeIds: readonly number[];
+  remove(): Promise<void>;
+}
+
+/**
+ * The rows of one account's links for the list benchmark: every 10th link has a title with
+ * "Campaign" in it and the tag `promo`, every 3rd the tag `news`; targets all differ.
+ */
+function listingRows(count: number, owner: number, prefix: string, now: string) {
+  return Array.from({ length: count }, (_, i) => ({
+    short_code: `${prefix}${i.toString(36).padStart(5, '0')}`,
+    points_to: `https://example.com/articles/${i}?utm_source=bench`,
+    created_by: owner,
+    date_created: now,
+    title: i % 10 === 0 ? `Campaign ${i}` : null,
+    tags: [i % 10 === 0 ? 'promo' : '', i % 3 === 0 ? 'news' : ''].filter((tag) => tag !== '').join(','),
+  }));
+}
+
+export async function preloadListingSqlite(large: number): Promise<PreloadedListing> {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-bench-list-'));
+  const path = join(dir, 'bench.db');
+  await (await openSqliteStore({ path })).close();
+  const largeAccessCode = newAccessCode();
+  const smallAccessCode = newAccessCode();
+  const now = new Date().toISOString();
+  const db = new DatabaseSync(path);
+  const addAccount = db.prepare('INSERT INTO accounts (code_hash, date_created, max_links, link_count) VALUES (?, ?, ?, ?)');
+  const addLink = db.prepare('INSERT INTO links (short_code, points_to, created_by, date_created, title, tags) VALUES (?, ?, ?, ?, ?, ?)');
+  db.exec('BEGIN');
+  addAccount.run(hashAccessCode(largeAccessCode), now, large, large);
+  addAccount.run(hashAccessCode(smallAccessCode), now, 20, 20);
+  // Interleaved, as accounts fill up side by side in a real database.
+  const big = listingRows(large, 1, 'L', now);
+  const small = listingRows(20, 2, 'S', now);
+  big.forEach((row, i) => {
+    addLink.run(row.short_code, row.points_to, row.created_by, row.date_created, row.title, row.tags);
+    const other = small[Math.floor(i / (large / 20))];
+    if (i % (large / 20) === 0 && other !== undefined) addLink.run(other.short_code, other.points_to, other.created_by, other.date_created, other.title, other.tags);
+  });
+  db.exec('COMMIT');
+  const ids = (db.prepare('SELECT id FROM links WHERE created_by = 1 ORDER BY id').all() as { id: number }[]).map((row) => row.id);
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  db.close();
+  return {
+    path, largeAccessCode, smallAccessCode,
+    largeIds: Array.from({ length: 20 }, (_, i) => ids[Math.floor((i * ids.length) / 20)]!),
+    async remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function preloadListingPostgres(adminUrl: string, large: number): Promise<PreloadedListing> {
+  const database = await createPostgresDatabase(adminUrl);
+  await (await openPostgresStore({ url: database.url, max: 1 })).close();
+  const largeAccessCode = newAccessCode();
+  const smallAccessCode = newAccessCode();
+  const now = new Date().toISOString();
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  await sql`INSERT INTO accounts (code_hash, date_created, max_links, link_count) VALUES
+    (${hashAccessCode(largeAccessCode)}, ${now}, ${large}, ${large}), (${hashAccessCode(smallAccessCode)}, ${now}, 20, 20)`;
+  const big = listingRows(large, 1, 'L', now);
+  const small = listingRows(20, 2, 'S', now);
+  const columns = ['short_code', 'points_to', 'created_by', 'date_created', 'title', 'tags'] as const;
+  for (let from = 0; from < large; from += 5_000) {
+    const chunk = big.slice(from, from + 5_000);
+    const other = small[Math.floor(from / (large / 20))];
+    await sql`INSERT INTO links ${sql(other === undefined ? chunk : [...chunk, other], ...columns)}`;
+  }
+  await sql`VACUUM ANALYZE`;
+  const ids = (await sql<{ id: string }[]>`SELECT id::text FROM links WHERE created_by = 1 ORDER BY id`).map((row) => Number(row.id));
+  return {
+    path: database.url, largeAccessCode, smallAccessCode,
+    largeIds: Array.from({ length: 20 }, (_, i) => ids[Math.floor((i * ids.length) / 20)]!),
+    async remove() {
+      await sql.end();
+      await database.drop();
+    },
+  };
+}

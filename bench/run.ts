@@ -4,7 +4,8 @@
  * before it, and the ratio is the median of the pairs. Never part of `npm test`.
  *
  * Environment: BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3),
- * BENCH_CONNECTIONS (default 50), BENCH_SCALE ("quick" skips the 1M-link point).
+ * BENCH_CONNECTIONS (default 50), BENCH_SCALE ("quick" skips the 1M-link point), BENCH_ONLY
+ * ("list-page": only the filtered-list scenario, to check it quickly).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,10 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLoadGenerator, type LoadResult } from './load.ts';
-import { clearRedisPrefix, preloadPostgres, preloadSqlite, type Preloaded } from './preload.ts';
+import { encodeCursor } from '../src/links/link-details.ts';
+import {
+  clearRedisPrefix, preloadListingPostgres, preloadListingSqlite, preloadPostgres, preloadSqlite, type Preloaded, type PreloadedListing,
+} from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,6 +24,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const QUICK = process.env.BENCH_SCALE === 'quick';
+const ONLY = process.env.BENCH_ONLY;
 
 interface Row {
   scenario: string;
@@ -161,21 +166,56 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
   if (!ok) process.exitCode = 1;
 }
 
+const LIST_LARGE = 100_000;
+
+/**
+ * A filtered page (limit 50, by text or by tag) of an account holding 100,000 links against
+ * the same of an account holding 20, on one database holding both: keyset paging on the
+ * (created_by, id) index keeps the large account's pages near the small one's. The large
+ * account's paths include cursors spread over its whole list (deep pages too).
+ */
+async function benchmarkListPage(label: string, data: PreloadedListing) {
+  const server = await startProcess({
+    script: 'src/server.ts',
+    cwd: ROOT,
+    env: { RATE_LIMIT: 'off', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path },
+    cpu: pinned ? 0 : undefined,
+  });
+  const name = (scenario: string) => (label === 'sqlite' ? scenario : `${label}: ${scenario}`);
+  const pages = (filter: string, deep: boolean) => [
+    `/v1/links?${filter}&limit=50`,
+    ...(deep ? data.largeIds.map((id) => `/v1/links?${filter}&limit=50&cursor=${encodeCursor(id)}`) : []),
+  ];
+  for (const [filter, title] of [['q=campaign', 'q'], ['tag=promo', 'tag']] as const) {
+    const small = await measure(server.url, pages(filter, false), 'GET', { authorization: `Bearer ${data.smallAccessCode}` });
+    record(name(`list page by ${title}, 20-link account`), 20, small, server);
+    const large = await measure(server.url, pages(filter, true), 'GET', { authorization: `Bearer ${data.largeAccessCode}` });
+    record(name(`list page by ${title}, 100k-link account`), LIST_LARGE, large, server);
+    results[`list_page_${label}_${title}`] = { small: Math.round(small.rps), large: Math.round(large.rps), largeOverSmall: Math.round((large.rps / small.rps) * 100) / 100 };
+  }
+  await server.stop();
+  await data.remove();
+}
+
+const postgresForLists = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+await benchmarkListPage('sqlite', await preloadListingSqlite(LIST_LARGE));
+if (postgresForLists) await benchmarkListPage('postgres', await preloadListingPostgres(postgresForLists, LIST_LARGE));
+
 // 2. SQLite (the default) at several sizes; the full table at 100k links.
-for (const size of QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) {
+for (const size of ONLY === 'list-page' ? [] : QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) {
   const data = await preloadSqlite(size);
   await benchmark('sqlite', size, data, { DATABASE_URL: data.path }, size === 100_000);
 }
 
 // WORKERS=2 on this 2-core machine: the two server processes share both cores with the load
 // generator (no pinning), which is what running them here would mean.
-{
+if (ONLY !== 'list-page') {
   const data = await preloadSqlite(100_000);
   await benchmark('sqlite WORKERS=2', 100_000, data, { DATABASE_URL: data.path, WORKERS: '2' }, false, false);
 }
 
 // 3. PostgreSQL, and PostgreSQL with rate limits on and shared through Redis, when configured.
-const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const postgresUrl = ONLY === 'list-page' ? undefined : postgresForLists;
 if (postgresUrl) {
   const data = await preloadPostgres(postgresUrl, 100_000);
   await benchmark('postgres', 100_000, data, { DATABASE_URL: data.path }, true);
