@@ -1,6 +1,8 @@
 /**
  * Model-based test: random sequences of account creation, link creation (generated and
- * chosen codes, valid and invalid), resolution, redirect, HEAD, deletion, listing and
+ * chosen codes, valid and invalid, with titles, tags and visit limits), edits (target,
+ * title, tags, visit limit, CONTRACT §7.1), resolution (410 at the visit limit), redirect,
+ * HEAD, deletion, listing and
  * requests with a wrong access code, over several accounts, run against the real app and
  * checked step by step against an in-memory model of the contract: status, content type and
  * body of every answer, Accesses counts, list order, the link cap and ownership.
@@ -36,10 +38,18 @@ interface ModelAccount {
 }
 
 interface ModelLink {
-  readonly pointsTo: string;
+  pointsTo: string;
   readonly owner: number;
   accesses: number;
+  title: string | null;
+  tags: string[];
+  maxVisits: number | null;
 }
+
+/** Visit limits small enough to be reached within a sequence; '' on edit clears. */
+const LIMITS = ['1', '2', '1', ''] as const;
+const TITLES = ['Spring sale', '', 'x'.repeat(201)] as const;
+const TAG_LISTS = ['Promo,news', 'a_b', '', 'bad tag'] as const;
 
 interface Model {
   readonly accounts: ModelAccount[];
@@ -150,8 +160,8 @@ function newAccount(): Command {
 }
 
 /** `chosen`: an index into CHOSEN, `reserved`, or undefined to have the code generated. */
-function createLink(who: number, target: number, chosenIndex: number | 'reserved' | undefined, viaJson: boolean): Command {
-  const name = `CreateLink(who=${who}, target=${target}, chosen=${String(chosenIndex)}, json=${viaJson})`;
+function createLink(who: number, target: number, chosenIndex: number | 'reserved' | undefined, viaJson: boolean, limit = LIMITS.length - 1): Command {
+  const name = `CreateLink(who=${who}, target=${target}, chosen=${String(chosenIndex)}, json=${viaJson}, limit=${limit})`;
   return command(name, async (model, real) => {
     const account = model.accounts[who % model.accounts.length]!;
     const [url, urlValid] = TARGETS[target % TARGETS.length]!;
@@ -160,6 +170,8 @@ function createLink(who: number, target: number, chosenIndex: number | 'reserved
       : chosenCode(model, chosenIndex);
     const params: Record<string, string> = { url };
     if (chosen !== undefined) params.short = chosen.code;
+    const maxVisits = LIMITS[limit % LIMITS.length]!;
+    if (maxVisits !== '') params.max_visits = maxVisits;
     const response = viaJson
       ? await real.app.inject({ method: 'POST', url: '/v1/link', headers: { ...auth(account), 'content-type': 'application/json' }, payload: JSON.stringify(params) })
       : await real.app.inject({ method: 'GET', url: '/v1/link', query: { ...params, auth: account.code } });
@@ -177,7 +189,7 @@ function createLink(who: number, target: number, chosenIndex: number | 'reserved
       assert.match(code, /^[A-Za-z0-9]{6}$/);
       assert.equal(model.links.has(code), false, 'a generated code is never a live one');
     }
-    model.links.set(code, { pointsTo: url, owner: account.uid, accesses: 0 });
+    model.links.set(code, { pointsTo: url, owner: account.uid, accesses: 0, title: null, tags: [], maxVisits: maxVisits === '' ? null : Number(maxVisits) });
     note(`create link 200 (${chosen === undefined ? 'generated' : 'chosen'})`);
   }, needsAccount);
 }
@@ -199,6 +211,19 @@ function resolve(pick: number, mode: number, how: How): Command {
         assert.equal(response.headers['content-type'], HTML, context);
       } else {
         expectError(response, 404, 'resolve link', context);
+      }
+      return;
+    }
+    if (link.maxVisits !== null && link.accesses >= link.maxVisits) {
+      note(`resolve ${how} 410`);
+      if (!head) note('resolve 410');
+      assert.equal(response.statusCode, 410, `${context}: ${response.body}`);
+      if (head) return;
+      if (redirect) {
+        assert.equal(response.headers['content-type'], HTML, context);
+      } else {
+        expectError(response, 410, 'resolve link', context);
+        assert.equal(response.body, 'Unable to resolve link: the link has reached its visit limit');
       }
       return;
     }
@@ -234,6 +259,71 @@ function deleteLink(who: number, pick: number, mode: number): Command {
     model.links.delete(code);
     note('delete link 200');
   }, needsAccount);
+}
+
+type Edit = 'url' | 'title' | 'tags' | 'limit' | 'none' | 'empty-url';
+
+/** PATCH /v1/link: one field (or none, or an empty url) of a live, chosen or unknown link. */
+function editLink(who: number, pick: number, mode: number, edit: Edit, value: number): Command {
+  const name = `EditLink(who=${who}, pick=${pick}, mode=${mode}, ${edit}, value=${value})`;
+  return command(name, async (model, real) => {
+    const account = model.accounts[who % model.accounts.length]!;
+    const code = pickCode(model, pick, mode);
+    const link = model.links.get(code);
+    const params: Record<string, string> = { short: code };
+    let valid = true;
+    let apply: (target: ModelLink) => void = () => {};
+    if (edit === 'url') {
+      const [url, ok] = TARGETS[value % TARGETS.length]!;
+      params.url = url;
+      valid = ok && url !== '';
+      apply = (target) => void (target.pointsTo = url);
+    } else if (edit === 'title') {
+      const title = TITLES[value % TITLES.length]!;
+      params.title = title;
+      valid = title.length <= 200;
+      apply = (target) => void (target.title = title === '' ? null : title);
+    } else if (edit === 'tags') {
+      const tags = TAG_LISTS[value % TAG_LISTS.length]!;
+      params.tags = tags;
+      valid = !tags.includes(' ');
+      apply = (target) => void (target.tags = tags === '' ? [] : tags.toLowerCase().split(','));
+    } else if (edit === 'limit') {
+      const limit = LIMITS[value % LIMITS.length]!;
+      params.max_visits = limit;
+      apply = (target) => void (target.maxVisits = limit === '' ? null : Number(limit));
+    } else if (edit === 'empty-url') {
+      params.url = '';
+      valid = false;
+    } else {
+      valid = false;
+    }
+    const response = await real.app.inject({ method: 'PATCH', url: '/v1/link', query: params, headers: auth(account) });
+    const context = `${name} on ${code.slice(0, 40)}`;
+    // Contract order for §7: parameters (400), then unknown (404), then another's link (403).
+    if (!valid) return expectError(response, 400, 'update link', context);
+    if (link === undefined) return expectError(response, 404, 'update link', context);
+    if (link.owner !== account.uid) return expectError(response, 403, 'update link', context);
+    assert.equal(response.statusCode, 200, `${context}: ${response.body}`);
+    apply(link);
+    assert.deepEqual(detailsWithoutDate(response.json()), expectedDetails(code, link), context);
+    note('update link 200');
+  }, needsAccount);
+}
+
+function expectedDetails(code: string, link: ModelLink) {
+  return {
+    ShortCode: code, PointsTo: link.pointsTo, CreatedBy: link.owner, Accesses: link.accesses,
+    Title: link.title, Tags: link.tags, ExpiresAt: null, MaxVisits: link.maxVisits,
+  };
+}
+
+/** LinkDetails with DateCreated checked for form and then left out (the model has no clock). */
+function detailsWithoutDate(body: Record<string, unknown>): Record<string, unknown> {
+  assert.deepEqual(Object.keys(body), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits']);
+  const { DateCreated: created, ...rest } = body;
+  assert.equal(new Date(created as string).toISOString(), created);
+  return rest;
 }
 
 function listLinks(who: number): Command {
@@ -274,13 +364,8 @@ async function assertListed(app: FastifyInstance, model: Model, account: ModelAc
   const response = await app.inject({ method: 'GET', url: '/v1/links', headers: auth(account) });
   assert.equal(response.statusCode, 200, response.body);
   assert.equal(response.headers['content-type'], JSON_TYPE);
-  const expected = linksOf(model, account.uid).map(([code, link]) => ({
-    ShortCode: code,
-    PointsTo: link.pointsTo,
-    CreatedBy: link.owner,
-    Accesses: link.accesses,
-  }));
-  assert.deepEqual(response.json(), expected, `links of account ${account.uid}, oldest first`);
+  const expected = linksOf(model, account.uid).map(([code, link]) => expectedDetails(code, link));
+  assert.deepEqual((response.json() as Record<string, unknown>[]).map(detailsWithoutDate), expected, `links of account ${account.uid}, oldest first`);
 }
 
 // Mostly the first two accounts and valid parameters, so that caps and taken codes come up.
@@ -304,7 +389,9 @@ const commands = fc.commands(
     // Creation twice over: caps and taken codes need links to pile up.
     fc.tuple(who, target, chosen, fc.boolean()).map(([w, t, c, j]) => createLink(w, t, c, j)),
     fc.tuple(who, target, chosen, fc.boolean()).map(([w, t, c, j]) => createLink(w, t, c, j)),
-    fc.tuple(who, target, fc.boolean()).map(([w, t, j]) => createLink(w, t, undefined, j)),
+    fc.tuple(who, target, fc.boolean(), fc.nat(3)).map(([w, t, j, l]) => createLink(w, t, undefined, j, l)),
+    fc.tuple(who, pick, mode, fc.constantFrom<Edit>('url', 'title', 'tags', 'limit', 'limit', 'none', 'empty-url'), fc.nat(20))
+      .map(([w, p, m, e, v]) => editLink(w, p, m, e, v)),
     fc.tuple(pick, mode, fc.constantFrom<How>('get', 'redirect', 'head-get', 'head-redirect')).map(([p, m, h]) => resolve(p, m, h)),
     fc.tuple(pick, mode, fc.constantFrom<How>('get', 'redirect')).map(([p, m, h]) => resolve(p, m, h)),
     fc.tuple(who, pick, mode).map(([w, p, m]) => deleteLink(w, p, m)),
@@ -355,7 +442,7 @@ async function runModel(t: TestContext, backend: Backend, numRuns: number): Prom
   for (const outcome of [
     'create link 200 (generated)', 'create link 200 (chosen)', 'create link 400', 'create link 403', 'create link 409',
     'resolve get hit', 'resolve redirect hit', 'resolve link 404', 'delete link 200', 'delete link 403', 'delete link 404',
-    'list links 401',
+    'list links 401', 'resolve 410', 'update link 200', 'update link 400', 'update link 403', 'update link 404',
   ]) {
     assert.ok((seen.get(outcome) ?? 0) > 0, `the sequences reached "${outcome}"`);
   }
