@@ -122,7 +122,9 @@ export function encodeCursor(position: number): string {
 
 export function decodeCursor(value: string): number {
   const text = /^[A-Za-z0-9_-]{1,32}$/.test(value) ? Buffer.from(value, 'base64url').toString('latin1') : '';
-  const match = /^c([0-9]{1,15})$/.exec(text);
-  if (match === null || encodeCursor(Number(match[1])) !== value) throw invalid('cursor is not valid');
+  const match = /^c([0-9]{1,16})$/.exec(text);
+  if (match === null || !Number.isSafeInteger(Number(match[1])) || encodeCursor(Number(match[1])) !== value) {
+    throw invalid('cursor is not valid');
+  }
   return Number(match[1]);
 }

@@ -89,6 +89,7 @@ const LIST = 'list links';
 const RESOLVE = 'resolve link';
 const OTHER = 'handle request';
 const ACCOUNT = 'get account information';
+const UPDATE = 'update link';
 
 const bad = (status: number, op: string): Expect => ({ status, op });
 
@@ -122,6 +123,20 @@ const deleteWith = (query: string) => (seed: Seed): InjectOptions => ({
 });
 
 const get = (url: string, method: 'GET' | 'HEAD' = 'GET') => (): InjectOptions => ({ method, url });
+
+/** PATCH /v1/link with this query and A's code in the header. */
+const patchWith = (query: string) => (seed: Seed): InjectOptions => ({
+  method: 'PATCH',
+  url: `/v1/link?${query}`,
+  headers: { authorization: seed.code },
+});
+
+/** GET /v1/links with this query and A's code in the header. */
+const listQuery = (query: string) => (seed: Seed): InjectOptions => ({
+  method: 'GET',
+  url: `/v1/links?${query}`,
+  headers: { authorization: seed.code },
+});
 
 const TEN_KB = 'a'.repeat(10 * 1024);
 const SQL_OR = "' OR 1=1 --";
@@ -318,6 +333,70 @@ const cases: InjectCase[] = [
   { name: 'delete: short as a JSON array', request: (s) => ({ method: 'DELETE', url: '/v1/link', headers: { authorization: s.code, 'content-type': 'application/json' }, payload: JSON.stringify({ short: [s.mine] }) }), expect: bad(400, DELETE) },
   { name: 'delete: short as a JSON operator object', request: (s) => ({ method: 'DELETE', url: '/v1/link', headers: { authorization: s.code, 'content-type': 'application/json' }, payload: '{"short":{"$ne":""}}' }), expect: bad(400, DELETE) },
   { name: 'delete: with the other account\u2019s code on my link', request: (s) => ({ method: 'DELETE', url: `/v1/link?short=${s.mine}`, headers: { authorization: `Bearer ${s.other}` } }), expect: bad(403, DELETE) },
+  // ------------------------------------------------------- link details, edits, list filters (§7.1)
+  ...([
+    ['title with CR/LF', { title: 'a\r\nSet-Cookie: x=1' }],
+    ['title with a NUL', { title: 'a\u0000b' }],
+    ['title with a C1 control', { title: 'a\u0085b' }],
+    ['title of 201 characters', { title: 't'.repeat(201) }],
+    ['title of 10 KB', { title: TEN_KB }],
+    ['tags with SQL', { tags: SQL_OR }],
+    ['tags with a LIKE wildcard', { tags: 'promo%' }],
+    ['tags with an empty item', { tags: 'a,,b' }],
+    ['tags with a space inside', { tags: 'a b' }],
+    ['tags with a non-ASCII letter', { tags: 'café' }],
+    ['tags, eleven of them', { tags: 'a,b,c,d,e,f,g,h,i,j,k' }],
+    ['a tag of 51 characters', { tags: 't'.repeat(51) }],
+    ['expires with SQL', { expires: SQL_OR }],
+    ['expires without an offset', { expires: '2999-01-01T00:00:00' }],
+    ['expires as a bare date', { expires: '2999-01-01' }],
+    ['expires with month 13', { expires: '2999-13-01T00:00:00Z' }],
+    ['expires with hour 24', { expires: '2999-01-01T24:00:00Z' }],
+    ['expires with an offset of 24 hours', { expires: '2999-01-01T00:00:00+24:00' }],
+    ['expires past the year 9999', { expires: '+275760-09-13T00:00:00Z' }],
+    ['expires in the past', { expires: '2000-01-01T00:00:00Z' }],
+    ['expires as epoch milliseconds', { expires: '4102444800000' }],
+    ['max_visits 0', { max_visits: '0' }],
+    ['max_visits negative', { max_visits: '-5' }],
+    ['max_visits in exponent form', { max_visits: '1e3' }],
+    ['max_visits in hex', { max_visits: '0x10' }],
+    ['max_visits with a space', { max_visits: ' 5' }],
+    ['max_visits past 32 bits', { max_visits: '2147483648' }],
+    ['max_visits of 20 digits', { max_visits: '99999999999999999999' }],
+  ] as const).map(([name, params]): InjectCase => ({ name: `create: ${name}`, request: createWith({ url: TARGET, ...params }), expect: bad(400, CREATE) })),
+  { name: 'create: tags as a JSON object', request: json({ url: TARGET, tags: { $ne: '' } }), expect: bad(400, CREATE) },
+  { name: 'create: tags as a JSON array holding a comma', request: json({ url: TARGET, tags: ['a,b'] }), expect: bad(400, CREATE) },
+  { name: 'create: tags as a JSON array of numbers', request: json({ url: TARGET, tags: [1, 2] }), expect: bad(400, CREATE) },
+  { name: 'create: max_visits as a JSON fraction', request: json({ url: TARGET, max_visits: 1.5 }), expect: bad(400, CREATE) },
+  { name: 'create: max_visits as JSON true', request: json({ url: TARGET, max_visits: true }), expect: bad(400, CREATE) },
+  { name: 'create: max_visits as a huge JSON number', request: json({ url: TARGET, max_visits: 1e300 }), expect: bad(400, CREATE) },
+  { name: 'create: title in the query and the body', request: json({ url: TARGET, title: 'b' }, '?title=a'), expect: bad(400, CREATE) },
+  { name: 'edit: without an access code', request: () => ({ method: 'PATCH', url: `/v1/link?short=${MINE}&title=x` }), expect: bad(401, UPDATE) },
+  { name: "edit: another account's link", request: (s) => patchWith(`short=${s.theirs}&url=https%3A%2F%2Fevil.example%2F`)(s), expect: bad(403, UPDATE) },
+  { name: 'edit: SQL in short', request: patchWith(`short=${encodeURIComponent(SQL_OR)}&title=x`), expect: bad(404, UPDATE) },
+  { name: 'edit: a live code followed by a NUL', request: patchWith(`short=${MINE}%00&title=x`), expect: bad(404, UPDATE) },
+  { name: 'edit: a live code in upper case', request: patchWith(`short=${MINE.toUpperCase()}&title=x`), expect: bad(404, UPDATE) },
+  { name: 'edit: nothing to change', request: patchWith(`short=${MINE}`), expect: bad(400, UPDATE) },
+  { name: 'edit: an empty url', request: patchWith(`short=${MINE}&url=`), expect: bad(400, UPDATE) },
+  { name: 'edit: a javascript: url', request: patchWith(`short=${MINE}&url=javascript%3Aalert(1)`), expect: bad(400, UPDATE) },
+  { name: 'edit: the service itself as url (a loop)', request: patchWith(`short=${MINE}&url=http%3A%2F%2Fsl.test%2Fx`), expect: bad(400, UPDATE) },
+  { name: 'edit: short given twice', request: (s) => patchWith(`short=${s.mine}&short=${s.theirs}&title=x`)(s), expect: bad(400, UPDATE) },
+  { name: 'edit: title as a JSON operator object', request: (s) => ({ method: 'PATCH', url: '/v1/link', headers: { authorization: s.code, 'content-type': 'application/json' }, payload: JSON.stringify({ short: s.mine, title: { $ne: '' } }) }), expect: bad(400, UPDATE) },
+  { name: 'edit: short as a JSON array', request: (s) => ({ method: 'PATCH', url: '/v1/link', headers: { authorization: s.code, 'content-type': 'application/json' }, payload: JSON.stringify({ short: [s.mine], title: 'x' }) }), expect: bad(400, UPDATE) },
+  { name: 'edit: max_visits 0', request: patchWith(`short=${MINE}&max_visits=0`), expect: bad(400, UPDATE) },
+  { name: 'edit: a bad title on an unknown link is 400 before 404', request: patchWith(`short=nothing-here&title=${encodeURIComponent('a\n')}`), expect: bad(400, UPDATE) },
+  { name: 'list: q of 2001 characters', request: listQuery(`q=${'q'.repeat(2001)}`), expect: bad(400, LIST) },
+  { name: 'list: q with a NUL', request: listQuery('q=a%00b'), expect: bad(400, LIST) },
+  { name: 'list: tag with SQL', request: listQuery(`tag=${encodeURIComponent(SQL_OR)}`), expect: bad(400, LIST) },
+  { name: 'list: limit 0', request: listQuery('limit=0'), expect: bad(400, LIST) },
+  { name: 'list: limit 1001', request: listQuery('limit=1001'), expect: bad(400, LIST) },
+  { name: 'list: limit negative', request: listQuery('limit=-1'), expect: bad(400, LIST) },
+  { name: 'list: limit in exponent form', request: listQuery('limit=1e2'), expect: bad(400, LIST) },
+  { name: 'list: limit given twice', request: listQuery('limit=1&limit=2'), expect: bad(400, LIST) },
+  { name: 'list: cursor with SQL', request: listQuery(`cursor=${encodeURIComponent(SQL_OR)}`), expect: bad(400, LIST) },
+  { name: 'list: cursor forged for a negative position', request: listQuery(`cursor=${Buffer.from('c-1').toString('base64url')}`), expect: bad(400, LIST) },
+  { name: 'list: cursor forged with a huge position', request: listQuery(`cursor=${Buffer.from(`c${'9'.repeat(30)}`).toString('base64url')}`), expect: bad(400, LIST) },
+  { name: 'list: cursor of 10 KB', request: listQuery(`cursor=${TEN_KB}`), expect: bad(400, LIST) },
   // ----------------------------------------------------------------- parameters and bodies
   { name: 'params: url given twice in the query', request: (s) => ({ method: 'GET', url: `/v1/link?url=${TARGET}&url=https://evil.example/&auth=${s.code}` }), expect: bad(400, CREATE) },
   { name: 'params: short given twice in the query', request: (s) => ({ method: 'GET', url: `/v1/link?url=${TARGET}&short=first1&short=second2&auth=${s.code}` }), expect: bad(400, CREATE) },
