@@ -184,9 +184,12 @@ describe('commands against a running server', () => {
         'cli-links-22         1  https://example.com/two\n',
     );
     const json = await cli(['links', '--json'], { env });
-    assert.deepEqual(JSON.parse(json.stdout), [
-      { ShortCode: 'cli-links-1', PointsTo: 'https://example.com/one', CreatedBy: account.Uid, Accesses: 0 },
-      { ShortCode: 'cli-links-22', PointsTo: 'https://example.com/two', CreatedBy: account.Uid, Accesses: 1 },
+    // The owner's view: LinkDetails (CONTRACT §7.1).
+    const listed = JSON.parse(json.stdout) as { DateCreated: string }[];
+    const none = { Title: null, Tags: [], ExpiresAt: null, MaxVisits: null };
+    assert.deepEqual(listed, [
+      { ShortCode: 'cli-links-1', PointsTo: 'https://example.com/one', CreatedBy: account.Uid, Accesses: 0, DateCreated: listed[0]!.DateCreated, ...none },
+      { ShortCode: 'cli-links-22', PointsTo: 'https://example.com/two', CreatedBy: account.Uid, Accesses: 1, DateCreated: listed[1]!.DateCreated, ...none },
     ]);
   });
 
