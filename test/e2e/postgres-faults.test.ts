@@ -145,7 +145,7 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
       // Everything from before is there, and every operation works again.
       assert.equal((JSON.parse(reply.text) as { Uid: number }).Uid, account.Uid);
       const links = JSON.parse((await call(server, '/v1/links', { headers: auth })).text) as LinkJson[];
-      assert.deepEqual(links, [
+      assert.deepEqual(links.map((l) => ({ ShortCode: l.ShortCode, PointsTo: l.PointsTo, CreatedBy: l.CreatedBy, Accesses: l.Accesses })), [
         { ShortCode: 'kept-link', PointsTo: 'https://example.org/kept-link', CreatedBy: account.Uid, Accesses: 3 },
         { ShortCode: 'other-link', PointsTo: 'https://example.org/other-link', CreatedBy: account.Uid, Accesses: 0 },
       ]);
