@@ -229,7 +229,7 @@ if (postgresUrl) {
     }, true);
     await clearRedisPrefix(redisUrl, prefix);
   }
-} else {
+} else if (postgresForLists === undefined) {
   console.log('PostgreSQL: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to add its table.');
 }
 
