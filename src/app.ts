@@ -3,7 +3,7 @@
  * hook, handler and route registered in the order that matters. What each does lives in its
  * own module; listening is the caller's business (start-server.ts).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createAccountService } from './accounts/account-service.ts';
 import type { Config } from './config.ts';
 import { createFastify } from './http/create-fastify.ts';
@@ -24,6 +24,12 @@ import { registerHealthRoutes, type ReadinessCheck } from './http/routes/health.
 import { registerLinkRoutes } from './http/routes/links.ts';
 import { registerMetricsRoute } from './http/routes/metrics.ts';
 import { registerResolveRoutes } from './http/routes/resolve.ts';
+import { registerStatsRoutes } from './http/routes/stats.ts';
+import { createVisitClassifier } from './stats/classify.ts';
+import { loadCountryDatabase } from './stats/country-database.ts';
+import { startStatsFolding } from './stats/folding.ts';
+import { createStatsService } from './stats/stats-service.ts';
+import { hourOf, type Visit } from './stats/visit.ts';
 import { createLinkService } from './links/link-service.ts';
 import { instrumentStore } from './metrics/instrumented-store.ts';
 import { trackStorageHealth } from './store/storage-health.ts';
@@ -111,7 +117,31 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   // current and a storage outage answers 503 like every other operation.
   registerAccountRoutes(app, { accounts, authenticate: createAuthenticate(accounts, rateLimits, { fresh: true }), rateLimits });
   registerLinkRoutes(app, { links, authenticate, rateLimits, baseUrl: config.baseUrl });
-  registerResolveRoutes(app, { links, rateLimits, redirectStatus: config.redirectStatus });
+  // Statistics (CONTRACT §7.4, ADR 20): each counted resolution's classes travel with its
+  // count into the same transaction; folding runs off the hot path.
+  let visitOf: ((request: FastifyRequest) => Visit) | undefined;
+  if (config.stats) {
+    const classifier = createVisitClassifier({ countryDatabase: loadCountryDatabase() });
+    const folding = startStatsFolding({
+      store,
+      clock,
+      hourlyDays: config.statsHourlyDays,
+      onError: (error) => app.log.warn({ err: error }, 'statistics fold failed; it is tried again later'),
+    });
+    app.addHook('onClose', (_instance, done) => {
+      folding.stop();
+      done();
+    });
+    visitOf = (request) => {
+      folding.recorded();
+      return classifier.classify(
+        { userAgent: request.headers['user-agent'], referer: request.headers.referer, address: request.ip },
+        hourOf(clock().getTime()),
+      );
+    };
+  }
+  registerResolveRoutes(app, { links, rateLimits, redirectStatus: config.redirectStatus, visitOf });
+  registerStatsRoutes(app, { stats: createStatsService({ store, clock }), authenticate, rateLimits });
   registerHealthRoutes(app, {
     checks: [{ name: 'storage', check: () => storageHealth.check(store) }, ...rateLimitCounters.readiness, ...readiness],
     isClosing: () => draining() || isClosing(),

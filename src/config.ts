@@ -108,6 +108,10 @@ export interface Config {
   readonly storageTimeoutMs: number;
   /** Which other origins' pages may call the API from a browser (`CORS_ORIGINS`); none by default. */
   readonly cors: CorsConfig;
+  /** Record visit statistics (`STATS`, default on; CONTRACT §7.4). */
+  readonly stats: boolean;
+  /** Days hourly statistics are kept before they are folded into days (`STATS_HOURLY_DAYS`, default 90). */
+  readonly statsHourlyDays: number;
 }
 
 /**
@@ -435,6 +439,22 @@ export function loadConfig(env: Env = process.env): Config {
     } else if (!origins.includes(origin)) origins.push(origin);
   }
 
+  let stats = true;
+  const rawStats = text('STATS')?.toLowerCase();
+  if (rawStats !== undefined) {
+    if (rawStats === 'off' || rawStats === 'false' || rawStats === '0') stats = false;
+    else if (rawStats === 'on' || rawStats === 'true' || rawStats === '1') stats = true;
+    else problems.push(`STATS must be "on" or "off", got ${quote(rawStats)}`);
+  }
+
+  let statsHourlyDays = 90;
+  const rawHourlyDays = text('STATS_HOURLY_DAYS');
+  if (rawHourlyDays !== undefined) {
+    const parsed = parseInteger(rawHourlyDays, 1, 3650);
+    if (parsed === undefined) problems.push(`STATS_HOURLY_DAYS must be a whole number of days from 1 to 3650, got ${quote(rawHourlyDays)}`);
+    else statsHourlyDays = parsed;
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -461,6 +481,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDelayMs,
     storageTimeoutMs,
     cors: Object.freeze({ origins: Object.freeze(origins), anyForPublic }),
+    stats,
+    statsHourlyDays,
   });
 }
 

@@ -7,6 +7,7 @@ export const Operation = {
   DeleteLink: 'delete link',
   UpdateLink: 'update link',
   GetAccount: 'get account information',
+  GetStatistics: 'get statistics',
   Other: 'handle request',
 } as const;
 

@@ -167,6 +167,55 @@ export const DeleteLinkQuery = Type.Object({
   auth: AUTH,
 });
 
+const NamedCountSchema = Type.Object(
+  {
+    Name: Type.String({ description: 'The value; `(other)` sums the values beyond the first 50' }),
+    Visits: Type.Integer({ description: 'Visits with this value in the period' }),
+  },
+  { description: 'A value and its visits' },
+);
+
+const topList = (what: string) =>
+  Type.Array(NamedCountSchema, { description: `${what}, most visits first: at most 50, then the rest summed as (other)` });
+
+export const StatsSchema = Type.Object(
+  {
+    ShortCode: Type.Union([Type.String(), Type.Null()], { description: 'The link, or null for the whole account' }),
+    From: Type.String({ description: 'Start of the period (RFC 3339, UTC)' }),
+    To: Type.String({ description: 'End of the period (RFC 3339, UTC)' }),
+    Interval: Type.Union([Type.Literal('hour'), Type.Literal('day'), Type.Literal('month')], { description: 'Length of each Series entry (UTC)' }),
+    Visits: Type.Integer({ description: 'Counted resolutions in the period' }),
+    Humans: Type.Integer({ description: 'Visits not judged bots' }),
+    Bots: Type.Integer({ description: 'Visits judged bots (by User-Agent; none is a bot)' }),
+    Series: Type.Array(
+      Type.Object({
+        Time: Type.String({ description: 'Start of the interval (RFC 3339, UTC)' }),
+        Visits: Type.Integer(),
+        Bots: Type.Integer(),
+      }),
+      { description: 'One entry per interval of the period, zeros included' },
+    ),
+    Referrers: topList('Referrer hosts, (direct) without a Referer'),
+    Countries: topList('ISO 3166 alpha-2 countries, ZZ unknown'),
+    Browsers: topList('Browsers'),
+    OperatingSystems: topList('Operating systems'),
+    Devices: topList('Device classes: desktop, mobile, tablet, bot, other'),
+  },
+  { $id: 'Statistics', description: 'Visit statistics of one link or of the whole account (CONTRACT §7.4)' },
+);
+
+/** Statistics on the wire (`GET /v1/stats`). */
+export type Statistics = Static<typeof StatsSchema>;
+
+export const StatsQuery = Type.Object({
+  short: Type.Optional(Type.String({ description: 'The link; omitted: every link of the account' })),
+  from: Type.Optional(Type.String({ description: 'Start, RFC 3339 with Z or an offset; default 30 days before `to`' })),
+  to: Type.Optional(Type.String({ description: 'End, RFC 3339 with Z or an offset; default now' })),
+  interval: Type.Optional(Type.String({ description: 'hour, day (default) or month; UTC' })),
+  format: Type.Optional(Type.String({ description: 'csv: the series as CSV (as `Accept: text/csv` does); json (default)' })),
+  auth: AUTH,
+});
+
 /** Names of the security schemes in the OpenAPI document (components.securitySchemes). */
 export const SecurityScheme = {
   Query: 'accessCodeQuery',

@@ -5,6 +5,7 @@ import type {
 import {
   decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseQuery, parseTags, parseTitle,
 } from './link-details.ts';
+import type { Visit } from '../stats/visit.ts';
 import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
 
@@ -55,8 +56,9 @@ export interface LinkService {
   /**
    * Counts one access and returns the link with that access included. A link that no longer
    * resolves (expired, at its visit limit, disabled) throws LinkGone and is not counted.
+   * With `visit`, a counted access's statistics are recorded with its count.
    */
-  resolve(shortCode: string): Promise<LinkRecord>;
+  resolve(shortCode: string, visit?: Visit): Promise<LinkRecord>;
   /** The link as it stands, without counting (HEAD); LinkGone as resolve would. */
   peek(shortCode: string): Promise<LinkRecord>;
 }
@@ -188,8 +190,8 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
       }
     },
 
-    async resolve(shortCode) {
-      return live(couldBeShortcode(shortCode) ? await store.resolveLink(shortCode, clock().toISOString()) : undefined);
+    async resolve(shortCode, visit) {
+      return live(couldBeShortcode(shortCode) ? await store.resolveLink(shortCode, clock().toISOString(), visit) : undefined);
     },
 
     async peek(shortCode) {

@@ -42,8 +42,10 @@ export function instrumentStore(store: Store, metrics: Metrics, observe: Observe
     listLinks: timed('listLinks', (uid) => store.listLinks(uid)),
     listLinkDetails: timed('listLinkDetails', (uid, query) => store.listLinkDetails(uid, query)),
     updateLink: timed('updateLink', (code, uid, changes) => store.updateLink(code, uid, changes)),
-    resolveLink: timed('resolveLink', (code, now) => store.resolveLink(code, now)),
+    resolveLink: timed('resolveLink', (code, now, visit) => store.resolveLink(code, now, visit)),
     findLink: timed('findLink', (code, now) => store.findLink(code, now)),
+    readStats: timed('readStats', (scope, from, to) => store.readStats(scope, from, to)),
+    foldStats: timed('foldStats', (options) => store.foldStats(options)),
     ping: timed('ping', (options) => store.ping(options)),
     close: () => store.close(),
   };

@@ -13,6 +13,7 @@
  */
 
 import { channel } from 'node:diagnostics_channel';
+import type { Visit } from '../stats/visit.ts';
 import { createBatcher } from './batcher.ts';
 import type { LinkRefusal } from './store.ts';
 
@@ -44,25 +45,56 @@ export type CountOutcome<T> =
   | { readonly row: T; readonly accesses: number; readonly refused?: undefined }
   | { readonly row: T; readonly accesses: number; readonly refused: LinkRefusal };
 
+/** Visits of one link with the same hour and classes, counted in one batch. */
+export interface VisitTally {
+  readonly visit: Visit;
+  readonly count: number;
+}
+
+/**
+ * Per shortcode, the visit of each of the batch's calls in arrival order (undefined for a
+ * call without statistics). Only the calls that are granted a count have their visit
+ * recorded: the first `granted` of them (`grantedVisits`).
+ */
+export type BatchVisits = ReadonlyMap<string, readonly (Visit | undefined)[]>;
+
+/** The visits of a link's first `granted` calls, one tally per key (hour and classes). */
+export function grantedVisits(visits: readonly (Visit | undefined)[] | undefined, granted: number): VisitTally[] {
+  if (visits === undefined) return [];
+  const tallies = new Map<string, { visit: Visit; count: number }>();
+  for (let i = 0; i < granted && i < visits.length; i++) {
+    const visit = visits[i];
+    if (visit === undefined) continue;
+    const tally = tallies.get(visit.key);
+    if (tally === undefined) tallies.set(visit.key, { visit, count: 1 });
+    else tally.count++;
+  }
+  return [...tallies.values()];
+}
+
 /**
  * Applies `increments` (shortcode → how many accesses to add) in one durable step and
  * returns, for each shortcode that exists, the row with its new total. Must be atomic:
  * either every increment is committed or the call throws. `signal` is aborted when one of
  * the batch's resolutions has passed the storage deadline: give up if nothing was sent yet.
+ * `visits`: the statistics of the calls (empty when none carry any), to be written in the
+ * same transaction as the counts for the accesses granted, so they always add up to them.
  */
 export type ApplyIncrements<T> = (
   increments: ReadonlyMap<string, number>,
   signal: AbortSignal,
   /** The batch's time (ISO), the latest of its calls': what expiry is judged against. */
   now: string,
+  visits: BatchVisits,
 ) => Promise<Map<string, CountedLink<T>>>;
 
 export interface GroupCommit<T> {
   /**
    * Counts one access to `shortCode` at `now` (ISO, default the current time); settles with
-   * the row and this access's own count, or with why it was refused.
+   * the row and this access's own count, or with why it was refused. With `visit`, a counted
+   * access's statistics are written with its count.
    */
-  count(shortCode: string, now?: string): Promise<CountOutcome<T> | undefined>;
+  count(shortCode: string, now?: string, visit?: Visit): Promise<CountOutcome<T> | undefined>;
   /** Settles once every access counted so far has been written. */
   drain(): Promise<void>;
 }
@@ -77,18 +109,27 @@ export function createGroupCommit<T>(
 ): GroupCommit<T> {
   // A failed batch fails every access in it: the batch is atomic, so none of them was
   // counted. (Not retried one by one: a lost connection leaves a commit's outcome unknown.)
-  const batcher = createBatcher<{ code: string; now: string }, CountOutcome<T> | undefined>(async (calls, signal) => {
+  const batcher = createBatcher<{ code: string; now: string; visit: Visit | undefined }, CountOutcome<T> | undefined>(async (calls, signal) => {
     const codes = calls.map((call) => call.code);
     let now = calls[0]!.now;
     const increments = new Map<string, number>();
+    const visits = new Map<string, (Visit | undefined)[]>();
     for (const call of calls) {
       increments.set(call.code, (increments.get(call.code) ?? 0) + 1);
       if (call.now > now) now = call.now;
     }
+    // Each link's visits in arrival order, when any call carries one (STATS is on).
+    if (calls.some((call) => call.visit !== undefined)) {
+      for (const call of calls) {
+        let list = visits.get(call.code);
+        if (list === undefined) visits.set(call.code, (list = []));
+        list.push(call.visit);
+      }
+    }
     const started = performance.now();
     let results: Map<string, CountedLink<T>>;
     try {
-      results = await apply(increments, signal, now);
+      results = await apply(increments, signal, now, visits);
     } catch (error) {
       if (batches.hasSubscribers) {
         batches.publish({ accesses: codes.length, durationMs: performance.now() - started, ok: false } satisfies BatchEvent);
@@ -115,7 +156,8 @@ export function createGroupCommit<T>(
   }, { timeoutMs });
 
   return {
-    count: (shortCode, now) => batcher.run({ code: shortCode, now: now ?? new Date().toISOString() }),
+    count: (shortCode, now, visit) => batcher.run({ code: shortCode, now: now ?? new Date().toISOString(), visit }),
     drain: () => batcher.drain(),
   };
 }
+

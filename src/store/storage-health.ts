@@ -51,6 +51,8 @@ const WRITES: Readonly<Record<Exclude<keyof Store, 'engine' | 'ping' | 'close'>,
   updateLink: true,
   resolveLink: true,
   findLink: false,
+  readStats: false,
+  foldStats: true,
 };
 
 export function trackStorageHealth({ onDamaged }: StorageHealthOptions = {}): StorageHealth {

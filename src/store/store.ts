@@ -3,6 +3,7 @@
  * exact access counts) is settled inside one call here, by the database, never by a read
  * followed by a write in the caller. Every implementation passes test/store/contract.ts.
  */
+import type { Visit } from '../stats/visit.ts';
 
 export interface AccountRecord {
   readonly uid: number;
@@ -102,6 +103,25 @@ export interface PingOptions {
   readonly write?: boolean;
 }
 
+/** Whose statistics: one link, or every link an account holds. */
+export type StatsScope = { readonly shortCode: string } | { readonly accountUid: number };
+
+/** Statistics over a range of hours, summed over the scope's links. */
+export interface StatsRows {
+  /** Visits per hour that has any, in hour order (a folded day sits at its first hour). */
+  readonly series: readonly { readonly hour: number; readonly visits: number; readonly bots: number }[];
+  /** Visits per value of each dimension but the first (`Dimension`), in no order. */
+  readonly values: readonly { readonly dimension: number; readonly value: string; readonly visits: number }[];
+}
+
+export interface FoldOptions {
+  /**
+   * Fold hourly rows before this hour (hours since the epoch) into one row per day (at the
+   * day's first hour), and forget the statistics of deleted links.
+   */
+  readonly daysBeforeHour?: number;
+}
+
 export interface Store {
   /** Which engine this is, for logs and health output. */
   readonly engine: string;
@@ -140,8 +160,24 @@ export interface Store {
    * only after the increment is durable. A link past its expiry (at `now`, an ISO time,
    * default the current time), at its visit limit, or whose account is disabled is not
    * counted and comes back with `refused`; with MaxVisits N, exactly N calls ever succeed.
+   * With `visit`, a counted access's statistics are recorded in the same transaction as its
+   * count (a refused one records nothing).
    */
-  resolveLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined>;
+  resolveLink(shortCode: string, now?: string, visit?: Visit): Promise<ResolvedLink | undefined>;
+
+  /**
+   * Statistics of hours `fromHour` (inclusive) to `toHour` (exclusive): everything counted
+   * so far, folded into the rollups or still in the visit journal.
+   */
+  readStats(scope: StatsScope, fromHour: number, toHour: number): Promise<StatsRows>;
+
+  /**
+   * Moves recorded visits from the journal into the per-hour rollups (top values per link,
+   * hour and dimension kept by name, the rest summed as `(other)`), and with
+   * `daysBeforeHour` folds old hours into days. Answers how many journal rows it moved.
+   * Safe to run from several processes at once.
+   */
+  foldStats(options?: FoldOptions): Promise<number>;
 
   /** The link without counting an access (HEAD requests), with `refused` as resolveLink would say. */
   findLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined>;

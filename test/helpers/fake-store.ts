@@ -116,6 +116,16 @@ export function createFakeStore(): FakeStore {
       return link === undefined ? undefined : publicFields(link);
     },
 
+    async readStats(scope, fromHour, toHour) {
+      record('readStats', scope, fromHour, toHour);
+      return { series: [], values: [] };
+    },
+
+    async foldStats(options) {
+      record('foldStats', options);
+      return 0;
+    },
+
     async ping() {
       record('ping');
     },

@@ -3,6 +3,7 @@ import type { RedirectStatus } from '../../config.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
 import { LinkGoneError, type LinkService } from '../../links/link-service.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
+import type { Visit } from '../../stats/visit.ts';
 import type { LinkRecord } from '../../store/store.ts';
 import { Operation } from '../operations.ts';
 import { linkBody } from '../presenters.ts';
@@ -28,16 +29,19 @@ export interface ResolveRoutesDeps {
   readonly links: LinkService;
   readonly rateLimits: RateLimitChecks;
   readonly redirectStatus: RedirectStatus;
+  /** The statistics of a counted resolution; undefined when statistics are off (STATS=off). */
+  readonly visitOf?: ((request: FastifyRequest) => Visit) | undefined;
 }
 
-export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits, redirectStatus }: ResolveRoutesDeps): void {
+export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits, redirectStatus, visitOf }: ResolveRoutesDeps): void {
   /** The link behind the request's shortcode; `count` decides between GET and HEAD semantics. */
   async function find(request: CodeRequest, count: boolean): Promise<LinkRecord> {
     const code = request.params.code;
-    if (!rateLimits.applies(request)) return count ? links.resolve(code) : links.peek(code);
+    const visit = count && visitOf !== undefined ? visitOf(request) : undefined;
+    if (!rateLimits.applies(request)) return count ? links.resolve(code, visit) : links.peek(code);
     await rateLimits.resolve(request);
     try {
-      return await (count ? links.resolve(code) : links.peek(code));
+      return await (count ? links.resolve(code, visit) : links.peek(code));
     } catch (error) {
       if (isNotFound(error)) await rateLimits.unknownCode(request);
       throw error;

@@ -192,6 +192,35 @@ export const MIGRATIONS: readonly Migration[] = [
   $$;
   `,
   },
+  {
+    version: 6,
+    // CONTRACT §7.4, ADR 20: the same tables as SQLite's migration 3. `bot` is a smallint
+    // (0 or 1) so both engines read it with the same SQL.
+    name: 'visit statistics',
+    sql: `
+  CREATE TABLE stats_journal (
+    id       bigint   GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    link_id  bigint   NOT NULL,
+    hour     integer  NOT NULL,
+    bot      smallint NOT NULL CHECK (bot IN (0, 1)),
+    referrer text     NOT NULL,
+    country  text     NOT NULL,
+    browser  text     NOT NULL,
+    os       text     NOT NULL,
+    device   text     NOT NULL,
+    visits   integer  NOT NULL
+  );
+  CREATE TABLE stats_rollups (
+    link_id bigint   NOT NULL,
+    hour    integer  NOT NULL,
+    dim     smallint NOT NULL,
+    value   text     COLLATE "C" NOT NULL,
+    visits  bigint   NOT NULL,
+    PRIMARY KEY (link_id, hour, dim, value)
+  );
+  CREATE INDEX stats_rollups_by_hour ON stats_rollups (hour);
+  `,
+  },
 ];
 
 /**

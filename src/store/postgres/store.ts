@@ -1,13 +1,19 @@
+import type postgres from 'postgres';
 import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createBatcher } from '../batcher.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
-import { createGroupCommit, type CountedLink } from '../group-commit.ts';
+import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-commit.ts';
+import {
+  crowdedHoursSql, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, FOLD_BATCH, foldHoursIntoDaysSql, JOURNAL_COLUMNS,
+  linkHours, rollupIncrements, seriesSql, STATS_KEPT_VALUES, valuesSql, type JournalRow,
+} from '../stats-sql.ts';
+import { OTHER, type Visit } from '../../stats/visit.ts';
 import {
   detailsOf, joinTags, LINK_DETAILS_COLUMNS, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
 } from '../link-rows.ts';
 import type {
-  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink, Store,
-  PingOptions, ResolvedLink, UpdateLinkResult,
+  AccountRecord, CreateLinkResult, DeleteLinkResult, FoldOptions, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink,
+  PingOptions, ResolvedLink, StatsRows, StatsScope, Store, UpdateLinkResult,
 } from '../store.ts';
 import { connect } from './connection.ts';
 import { guarded, refusedByServer } from './errors.ts';
@@ -25,6 +31,12 @@ export interface PostgresOptions {
   readonly timeoutMs?: number;
 }
 
+/** PostgreSQL's spelling of parameter N. */
+const postgresParameter = (n: number): string => `$${n}`;
+
+// One folding process at a time across instances (any key, the same in every instance).
+const FOLD_LOCK = 0x5_7a_75_01;
+
 /** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
 export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
   const sql = await connect({
@@ -37,7 +49,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   // sent, open a cancel connection whose failure nothing could catch.
   const timed = <R>(work: () => PromiseLike<R>): Promise<Awaited<R>> => withDeadline(guarded(work), timeoutMs);
 
-  const counter = createGroupCommit<LinkRecord>(async (increments, _signal, now) => {
+  const counter = createGroupCommit<LinkRecord>(async (increments, _signal, now, visits) => {
     const codes = [...increments.keys()];
     const counts = codes.map((code) => increments.get(code)!);
     // Rows are locked in id order so that batches of different instances cannot deadlock.
@@ -61,7 +73,16 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       ), counted AS (
         UPDATE links l SET accesses = l.accesses + granted.granted
           FROM granted WHERE l.id = granted.id AND granted.granted > 0
-      )
+      )${visits.size === 0 ? sql`` : sql`, journal AS (
+        -- The statistics of the accesses granted (a link's first calls, in arrival order),
+        -- in the same statement as the counts: one row per link and distinct classes.
+        INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits)
+        SELECT g.id, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device, count(*)
+          FROM unnest(${visitColumns(visits)}) AS v(code, position, hour, bot, referrer, country, browser, os, device)
+          JOIN granted g ON g.short_code = v.code
+         WHERE v.position <= g.granted
+         GROUP BY g.id, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device
+      )`}
       SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy",
              accesses + granted AS accesses, granted, expires_at AS "expiresAt", max_visits AS "maxVisits", disabled
         FROM granted`);
@@ -75,6 +96,84 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     }
     return results;
   }, { timeoutMs });
+
+  /** The calls' visits as the nine arrays the journal insert unnests: each with its link and position. */
+  function visitColumns(batch: BatchVisits) {
+    const calls: { code: string; position: number; visit: Visit }[] = [];
+    for (const [code, list] of batch) {
+      list.forEach((visit, i) => {
+        if (visit !== undefined) calls.push({ code, position: i + 1, visit });
+      });
+    }
+    const text = (pick: (visit: Visit) => string) => sql.array(calls.map(({ visit }) => pick(visit)), 25);
+    return sql`${sql.array(calls.map((c) => c.code), 25)}::text[],
+      ${sql.array(calls.map((c) => c.position), 23)}::int[],
+      ${sql.array(calls.map((c) => c.visit.hour), 23)}::int[],
+      ${sql.array(calls.map((c) => (c.visit.bot ? 1 : 0)), 21)}::smallint[],
+      ${text((v) => v.referrer)}::text[], ${text((v) => v.country)}::text[], ${text((v) => v.browser)}::text[],
+      ${text((v) => v.os)}::text[], ${text((v) => v.device)}::text[]`;
+  }
+
+  const statsQueries = {
+    link: { series: seriesSql({ shortCode: '' }, postgresParameter), values: valuesSql({ shortCode: '' }, postgresParameter) },
+    account: { series: seriesSql({ accountUid: 0 }, postgresParameter), values: valuesSql({ accountUid: 0 }, postgresParameter) },
+  };
+
+  /** One fold in one transaction; only one process folds at a time (the others skip). */
+  async function fold({ daysBeforeHour }: FoldOptions): Promise<number> {
+    return guarded(() => sql.begin(async (tx) => {
+      const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS locked`;
+      if (lock?.locked !== true) return 0;
+      const rows = (await tx.unsafe<JournalRow[]>(`
+        DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH})
+        RETURNING ${JOURNAL_COLUMNS}`)).map((row) => ({ ...row, linkId: Number(row.linkId), id: Number(row.id) }));
+      if (rows.length > 0) {
+        const increments = rollupIncrements(rows);
+        await tx`
+          INSERT INTO stats_rollups (link_id, hour, dim, value, visits)
+          SELECT * FROM unnest(
+            ${tx.array(increments.map((i) => i.linkId), 20)}::bigint[], ${tx.array(increments.map((i) => i.hour), 23)}::int[],
+            ${tx.array(increments.map((i) => i.dimension), 21)}::smallint[], ${tx.array(increments.map((i) => i.value), 25)}::text[],
+            ${tx.array(increments.map((i) => i.visits), 20)}::bigint[])
+          ORDER BY 1, 2, 3, 4
+          ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
+        await trimValues(tx, linkHours(rows));
+      }
+      if (daysBeforeHour !== undefined) {
+        const days = await tx<{ linkId: number; hour: number }[]>`
+          SELECT DISTINCT link_id::int AS "linkId", hour - hour % 24 AS hour FROM stats_rollups WHERE hour < ${daysBeforeHour} AND hour % 24 <> 0`;
+        if (days.length > 0) {
+          await tx.unsafe(foldHoursIntoDaysSql(postgresParameter), [daysBeforeHour]);
+          await tx.unsafe(deleteFoldedHoursSql(postgresParameter), [daysBeforeHour]);
+          await trimValues(tx, days);
+        }
+        await tx.unsafe(DELETE_ORPHAN_ROLLUPS);
+      }
+      return rows.length;
+    }));
+  }
+
+  /** Keeps the named values of each link-hour within the bound, the rest summed as (other). */
+  async function trimValues(tx: postgres.TransactionSql, pairs: readonly { linkId: number; hour: number }[]): Promise<void> {
+    if (pairs.length === 0) return;
+    await tx`
+      WITH ranked AS (
+        SELECT r.link_id, r.hour, r.dim, r.value, r.visits,
+               row_number() OVER (PARTITION BY r.link_id, r.hour, r.dim ORDER BY r.visits DESC, r.value) AS position
+          FROM stats_rollups r
+          JOIN unnest(${tx.array(pairs.map((p) => p.linkId), 20)}::bigint[], ${tx.array(pairs.map((p) => p.hour), 23)}::int[]) AS t(link_id, hour)
+            ON r.link_id = t.link_id AND r.hour = t.hour
+         WHERE r.value <> ${OTHER}
+      ), removed AS (
+        DELETE FROM stats_rollups s USING ranked
+         WHERE ranked.position > ${STATS_KEPT_VALUES}
+           AND s.link_id = ranked.link_id AND s.hour = ranked.hour AND s.dim = ranked.dim AND s.value = ranked.value
+        RETURNING s.link_id, s.hour, s.dim, s.visits
+      )
+      INSERT INTO stats_rollups (link_id, hour, dim, value, visits)
+      SELECT link_id, hour, dim, ${OTHER}, sum(visits) FROM removed GROUP BY link_id, hour, dim
+      ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
+  }
 
   // Creates are batched (src/store/batcher.ts): one statement and one commit for all the
   // creates that arrive while the previous batch is written. Per create, a transaction of
@@ -186,8 +285,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       })), timeoutMs);
     },
 
-    async resolveLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined> {
-      const counted = await counter.count(shortCode, now);
+    async resolveLink(shortCode: string, now?: string, visit?: Visit): Promise<ResolvedLink | undefined> {
+      const counted = await counter.count(shortCode, now, visit);
       if (counted === undefined) return undefined;
       const { row, accesses, refused } = counted;
       const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
@@ -199,6 +298,24 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         SELECT ${sql.unsafe(LINK_COLUMNS)}, l.expires_at AS "expiresAt", l.max_visits AS "maxVisits", a.disabled
           FROM links l JOIN accounts a ON a.uid = l.created_by WHERE l.short_code = ${shortCode}`);
       return row === undefined ? undefined : resolvedOf(row, now ?? new Date().toISOString());
+    },
+
+    async readStats(scope: StatsScope, fromHour: number, toHour: number): Promise<StatsRows> {
+      const queries = 'shortCode' in scope ? statsQueries.link : statsQueries.account;
+      const parameter = 'shortCode' in scope ? scope.shortCode : scope.accountUid;
+      // Sums arrive as bigint text: hours of a link never near 2^53 visits.
+      const [series, values] = await timed(() => Promise.all([
+        sql.unsafe<{ hour: number; visits: string; bots: string }[]>(queries.series, [parameter, fromHour, toHour]),
+        sql.unsafe<{ dimension: number; value: string; visits: string }[]>(queries.values, [parameter, fromHour, toHour]),
+      ]));
+      return {
+        series: series.map((r) => ({ hour: Number(r.hour), visits: Number(r.visits), bots: Number(r.bots) })),
+        values: values.map((r) => ({ dimension: Number(r.dimension), value: r.value, visits: Number(r.visits) })),
+      };
+    },
+
+    foldStats(options: FoldOptions = {}) {
+      return withDeadline(fold(options), timeoutMs);
     },
 
     async ping(options?: PingOptions) {

@@ -44,6 +44,37 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE accounts ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1));
   `,
   },
+  {
+    version: 3,
+    // CONTRACT §7.4, ADR 20. The journal takes each batch's visits in the count transaction
+    // (appended at the table's tail); the fold moves them into the rollups off the hot path.
+    // Hours are counted since the Unix epoch (UTC); a folded day sits at its first hour.
+    // No foreign keys: a deleted link's rows are swept by the daily fold.
+    name: 'visit statistics',
+    sql: `
+  CREATE TABLE stats_journal (
+    id       INTEGER PRIMARY KEY,
+    link_id  INTEGER NOT NULL,
+    hour     INTEGER NOT NULL,
+    bot      INTEGER NOT NULL CHECK (bot IN (0, 1)),
+    referrer TEXT    NOT NULL,
+    country  TEXT    NOT NULL,
+    browser  TEXT    NOT NULL,
+    os       TEXT    NOT NULL,
+    device   TEXT    NOT NULL,
+    visits   INTEGER NOT NULL
+  );
+  CREATE TABLE stats_rollups (
+    link_id INTEGER NOT NULL,
+    hour    INTEGER NOT NULL,
+    dim     INTEGER NOT NULL,
+    value   TEXT    NOT NULL,
+    visits  INTEGER NOT NULL,
+    PRIMARY KEY (link_id, hour, dim, value)
+  ) WITHOUT ROWID;
+  CREATE INDEX stats_rollups_by_hour ON stats_rollups (hour);
+  `,
+  },
 ];
 
 /**

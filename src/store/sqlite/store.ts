@@ -1,9 +1,15 @@
 import { statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
+import type { Visit } from '../../stats/visit.ts';
 import type { SqliteSynchronous } from '../../config.ts';
 import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
-import { createGroupCommit, type CountedLink } from '../group-commit.ts';
+import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
+import {
+  addToRollupSql, crowdedHoursSql, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, excessValuesSql, FOLD_BATCH,
+  foldHoursIntoDaysSql, JOURNAL_COLUMNS, linkHours, rollupIncrements, seriesSql, valuesSql, type JournalRow,
+} from '../stats-sql.ts';
+import { OTHER } from '../../stats/visit.ts';
 import { storageUnavailable } from '../errors.ts';
 import { MIGRATIONS_TABLE } from '../migration.ts';
 import {
@@ -11,7 +17,7 @@ import {
 } from '../link-rows.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink, Store,
-  PingOptions, ResolvedLink, UpdateLinkResult,
+  PingOptions, ResolvedLink, StatsRows, StatsScope, UpdateLinkResult,
 } from '../store.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../deadline.ts';
 import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
@@ -80,6 +86,12 @@ function listQuery(accountUid: number, query: LinkQuery): { sql: string; paramet
   return { sql, parameters };
 }
 
+/** SQLite's spelling of parameter N. */
+const sqlite = (n: number): string => `?${n}`;
+
+/** A link row as the count batch returns it: with its id, which the journal records. */
+type CountedRow = LinkRecord & { readonly linkId?: number };
+
 // Below this, writes that need a new page fail (SQLITE_FULL) although a probe may fit.
 const MIN_FREE_BYTES = 1024 * 1024;
 
@@ -125,10 +137,24 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       `UPDATE links SET accesses = accesses + ?1
         WHERE short_code = ?2 AND max_visits IS NULL AND (expires_at IS NULL OR expires_at > ?3)
           AND NOT EXISTS (SELECT 1 FROM accounts WHERE uid = links.created_by AND disabled <> 0)
-        RETURNING ${LINK_COLUMNS}`,
+        RETURNING id AS "linkId", ${LINK_COLUMNS}`,
     ),
     linkState: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
-    grantAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING ${LINK_COLUMNS}`),
+    grantAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING id AS "linkId", ${LINK_COLUMNS}`),
+    journalVisits: db.prepare(
+      `INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    readJournal: db.prepare(`SELECT ${JOURNAL_COLUMNS} FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH}`),
+    forgetJournal: db.prepare('DELETE FROM stats_journal WHERE id <= ?'),
+    addToRollup: db.prepare(addToRollupSql(sqlite)),
+    excessValues: db.prepare(excessValuesSql(sqlite)),
+    deleteRollup: db.prepare('DELETE FROM stats_rollups WHERE link_id = ? AND hour = ? AND dim = ? AND value = ?'),
+    hoursToFold: db.prepare('SELECT DISTINCT link_id AS "linkId", hour - hour % 24 AS hour FROM stats_rollups WHERE hour < ? AND hour % 24 <> 0'),
+    foldHours: db.prepare(foldHoursIntoDaysSql(sqlite)),
+    deleteFoldedHours: db.prepare(deleteFoldedHoursSql(sqlite)),
+    crowdedHours: db.prepare(crowdedHoursSql(sqlite)),
+    deleteOrphanRollups: db.prepare(DELETE_ORPHAN_ROLLUPS),
     linkOwner: db.prepare(
       `SELECT l.created_by AS "createdBy", (SELECT disabled FROM accounts WHERE uid = ?2) AS disabled
          FROM links l WHERE l.short_code = ?1`,
@@ -214,11 +240,11 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     }, timeoutMs, signal));
   }
 
-  const counter = createGroupCommit<LinkRecord>((increments, signal, now) =>
+  const counter = createGroupCommit<CountedRow>((increments, signal, now, visits) =>
     transaction(() => {
-      const results = new Map<string, CountedLink<LinkRecord>>();
+      const results = new Map<string, CountedLink<CountedRow>>();
       for (const [code, count] of increments) {
-        const row = statements.addAccesses.get(count, code, now) as LinkRecord | undefined;
+        const row = statements.addAccesses.get(count, code, now) as CountedRow | undefined;
         if (row !== undefined) {
           results.set(code, { row, accesses: row.accesses });
           continue;
@@ -230,15 +256,64 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         const refused = refusalOf(state, state.accesses, now);
         const granted = refused !== undefined ? 0
           : state.maxVisits === null ? count : Math.min(count, state.maxVisits - state.accesses);
-        const counted = granted > 0 ? statements.grantAccesses.get(granted, code) as unknown as LinkRecord : state;
+        const counted = granted > 0 ? statements.grantAccesses.get(granted, code) as unknown as CountedRow : state;
         results.set(code, { row: counted, accesses: counted.accesses, granted, refused: refused ?? 'visit_limit' });
+      }
+      // The statistics of the accesses granted commit with their counts: appended to the
+      // journal's tail, one row per link and distinct classes.
+      if (visits.size > 0) {
+        for (const [code, result] of results) {
+          const linkId = result.row.linkId;
+          if (linkId === undefined) continue; // nothing granted
+          for (const { visit, count } of grantedVisits(visits.get(code), result.granted ?? increments.get(code)!)) {
+            statements.journalVisits.run(linkId, visit.hour, visit.bot ? 1 : 0, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count);
+          }
+        }
       }
       return results;
     }, signal),
   { timeoutMs });
   const listStatements = new Map<string, StatementSync>();
 
+  /** Keeps the named values of each link-hour within the bound, the rest summed as (other). */
+  function trimValues(pairs: readonly { linkId: number; hour: number }[]): void {
+    for (const { linkId, hour } of pairs) {
+      const excess = statements.excessValues.all(linkId, hour) as unknown as { dim: number; value: string; visits: number }[];
+      for (const { dim, value, visits } of excess) {
+        statements.deleteRollup.run(linkId, hour, dim, value);
+        statements.addToRollup.run(linkId, hour, dim, OTHER, visits);
+      }
+    }
+  }
+
+  /** One fold: journal rows into the rollups, and old hours into days. Runs in a write transaction. */
+  function fold(daysBeforeHour: number | undefined): number {
+    const rows = statements.readJournal.all() as unknown as JournalRow[];
+    if (rows.length > 0) {
+      for (const increment of rollupIncrements(rows)) {
+        statements.addToRollup.run(increment.linkId, increment.hour, increment.dimension, increment.value, increment.visits);
+      }
+      statements.forgetJournal.run(rows.at(-1)!.id);
+      trimValues(linkHours(rows));
+    }
+    if (daysBeforeHour !== undefined) {
+      const days = statements.hoursToFold.all(daysBeforeHour) as unknown as { linkId: number; hour: number }[];
+      if (days.length > 0) {
+        statements.foldHours.run(daysBeforeHour);
+        statements.deleteFoldedHours.run(daysBeforeHour);
+        trimValues(days);
+      }
+      statements.deleteOrphanRollups.run();
+    }
+    return rows.length;
+  }
+
   const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
+  const statsByScope = {
+    link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
+    account: { series: db.prepare(seriesSql({ accountUid: 0 }, sqlite)), values: db.prepare(valuesSql({ accountUid: 0 }, sqlite)) },
+  };
+  const statsStatements = (scope: StatsScope) => ('shortCode' in scope ? statsByScope.link : statsByScope.account);
   const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
   let closed = false;
 
@@ -316,8 +391,8 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       });
     },
 
-    async resolveLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined> {
-      const counted = await counter.count(shortCode, now);
+    async resolveLink(shortCode: string, now?: string, visit?: Visit): Promise<ResolvedLink | undefined> {
+      const counted = await counter.count(shortCode, now, visit);
       if (counted === undefined) return undefined;
       const { row, accesses, refused } = counted;
       const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
@@ -327,6 +402,19 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     async findLink(shortCode: string, now?: string) {
       const row = await read(() => statements.findLink.get(shortCode) as LinkStateRow | undefined);
       return row === undefined ? undefined : resolvedOf(row, now ?? new Date().toISOString());
+    },
+
+    readStats(scope: StatsScope, fromHour: number, toHour: number) {
+      const { series, values } = statsStatements(scope);
+      const parameter = 'shortCode' in scope ? scope.shortCode : scope.accountUid;
+      return read((): StatsRows => ({
+        series: series.all(parameter, fromHour, toHour) as unknown as StatsRows['series'],
+        values: values.all(parameter, fromHour, toHour) as unknown as StatsRows['values'],
+      }));
+    },
+
+    foldStats(foldOptions = {}) {
+      return writes.run(() => fold(foldOptions.daysBeforeHour));
     },
 
     async ping(probe?: PingOptions) {

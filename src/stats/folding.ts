@@ -1,0 +1,73 @@
+/**
+ * Folding off the hot path (ADR 20): the visit journal is moved into the rollups about once a
+ * second while visits are recorded (and once a minute regardless, for other processes'
+ * leftovers), and hourly detail older than STATS_HOURLY_DAYS is folded into days once an
+ * hour. Readers sum the journal too, so nothing waits for a fold to be visible.
+ */
+import type { Store } from '../store/store.ts';
+import { HOUR_MS } from './visit.ts';
+
+export interface StatsFolding {
+  /** Tells the folder that this process recorded visits (a fold is due). */
+  recorded(): void;
+  /** Runs one fold now (journal, and days when `days`); for tests and shutdown. */
+  foldNow(days?: boolean): Promise<number>;
+  stop(): void;
+}
+
+export interface FoldingOptions {
+  readonly store: Store;
+  readonly clock: () => Date;
+  readonly hourlyDays: number;
+  /** Where a failed fold is reported (storage trouble: it is tried again later). */
+  readonly onError: (error: unknown) => void;
+  readonly intervalMs?: number;
+}
+
+const IDLE_FOLDS_EVERY = 60;
+const DAY_FOLDS_EVERY_MS = HOUR_MS;
+
+export function startStatsFolding({ store, clock, hourlyDays, onError, intervalMs = 1000 }: FoldingOptions): StatsFolding {
+  let due = false;
+  let ticks = 0;
+  let lastDayFold = 0;
+  let running: Promise<number> | undefined;
+
+  function foldNow(days = false): Promise<number> {
+    if (running !== undefined) return running.then(() => foldNow(days));
+    const now = clock().getTime();
+    // Days end at UTC midnight: fold whole days only, the ones older than hourlyDays.
+    const daysBeforeHour = days ? Math.floor(now / HOUR_MS / 24) * 24 - hourlyDays * 24 : undefined;
+    running = (async () => {
+      let moved = 0;
+      for (;;) {
+        const n = await store.foldStats(daysBeforeHour === undefined || moved > 0 ? {} : { daysBeforeHour });
+        moved += n;
+        if (n === 0 || n < 5000) return moved;
+      }
+    })().finally(() => (running = undefined));
+    return running;
+  }
+
+  const timer = setInterval(() => {
+    ticks++;
+    const now = Date.now();
+    const days = now - lastDayFold >= DAY_FOLDS_EVERY_MS;
+    if (!due && !days && ticks % IDLE_FOLDS_EVERY !== 0) return;
+    if (running !== undefined) return;
+    due = false;
+    if (days) lastDayFold = now;
+    foldNow(days).catch(onError);
+  }, intervalMs);
+  timer.unref();
+
+  return {
+    recorded() {
+      due = true;
+    },
+    foldNow,
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}

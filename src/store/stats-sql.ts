@@ -1,0 +1,149 @@
+/**
+ * The statistics SQL both engines share (CONTRACT §7.4, ADR 20). Visits are first appended to
+ * `stats_journal` in the count transaction (one row per link and distinct classes in a
+ * batch: the table's tail, whatever links were visited), then folded off the hot path into
+ * `stats_rollups`: one row per link, hour, dimension and value. Readers sum both, so a
+ * resolution is in the statistics as soon as it is answered, folded or not.
+ *
+ * Placeholders differ (`?N` in SQLite, `$N` in PostgreSQL): each statement is written once
+ * over a function that spells parameter N.
+ */
+import { OTHER } from '../stats/visit.ts';
+import type { StatsScope } from './store.ts';
+
+export type Placeholder = (n: number) => string;
+
+/**
+ * Values kept by name per link, hour (or folded day) and dimension; the rest are summed as
+ * `(other)`. The answer shows at most 50 per dimension, so keeping 50 per hour keeps every
+ * value that can be shown for an hour, and the storage per link-hour bounded.
+ */
+export const STATS_KEPT_VALUES = 50;
+
+/** The scope as a condition on `link_id`, its parameter taken as parameter 1. */
+export function scopeCondition(scope: StatsScope, p: Placeholder): { sql: string; parameter: string | number } {
+  return 'shortCode' in scope
+    ? { sql: `link_id IN (SELECT id FROM links WHERE short_code = ${p(1)})`, parameter: scope.shortCode }
+    : { sql: `link_id IN (SELECT id FROM links WHERE created_by = ${p(1)})`, parameter: scope.accountUid };
+}
+
+/** Visits and bots per hour; parameters: scope, from hour, to hour. */
+export function seriesSql(scope: StatsScope, p: Placeholder): string {
+  const { sql: inScope } = scopeCondition(scope, p);
+  return `
+    SELECT hour, sum(visits) AS visits, sum(CASE WHEN value = 'bot' THEN visits ELSE 0 END) AS bots FROM (
+      SELECT hour, value, visits FROM stats_rollups WHERE ${inScope} AND dim = 0 AND hour >= ${p(2)} AND hour < ${p(3)}
+      UNION ALL
+      SELECT hour, CASE WHEN bot = 1 THEN 'bot' ELSE 'human' END AS value, visits FROM stats_journal
+       WHERE ${inScope} AND hour >= ${p(2)} AND hour < ${p(3)}
+    ) v GROUP BY hour ORDER BY hour`;
+}
+
+/** Visits per dimension and value; parameters: scope, from hour, to hour. */
+export function valuesSql(scope: StatsScope, p: Placeholder): string {
+  const { sql: inScope } = scopeCondition(scope, p);
+  const journal = (dimension: number, column: string) =>
+    `SELECT ${dimension} AS dim, ${column} AS value, visits FROM stats_journal WHERE ${inScope} AND hour >= ${p(2)} AND hour < ${p(3)}`;
+  return `
+    SELECT dim AS dimension, value, sum(visits) AS visits FROM (
+      SELECT dim, value, visits FROM stats_rollups WHERE ${inScope} AND dim > 0 AND hour >= ${p(2)} AND hour < ${p(3)}
+      UNION ALL ${journal(1, 'referrer')}
+      UNION ALL ${journal(2, 'country')}
+      UNION ALL ${journal(3, 'browser')}
+      UNION ALL ${journal(4, 'os')}
+      UNION ALL ${journal(5, 'device')}
+    ) v GROUP BY dim, value`;
+}
+
+/** Adds `visits` to one rollup row; parameters: link, hour, dimension, value, visits. */
+export function addToRollupSql(p: Placeholder): string {
+  return `INSERT INTO stats_rollups (link_id, hour, dim, value, visits) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})
+    ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
+}
+
+/**
+ * The named values of one link and hour beyond the kept ones, per dimension; parameters: link,
+ * hour. Ties go to the alphabetically first, so every engine drops the same ones.
+ */
+export function excessValuesSql(p: Placeholder): string {
+  return `
+    SELECT dim, value, visits FROM (
+      SELECT dim, value, visits, row_number() OVER (PARTITION BY dim ORDER BY visits DESC, value) AS position
+        FROM stats_rollups WHERE link_id = ${p(1)} AND hour = ${p(2)} AND value <> '${OTHER}'
+    ) ranked WHERE position > ${STATS_KEPT_VALUES}`;
+}
+
+/** Link and hour pairs holding more named values in a dimension than are kept; parameter: hour from, hour to (exclusive). */
+export function crowdedHoursSql(p: Placeholder): string {
+  return `
+    SELECT DISTINCT link_id AS "linkId", hour FROM stats_rollups
+     WHERE hour >= ${p(1)} AND hour < ${p(2)} AND value <> '${OTHER}'
+     GROUP BY link_id, hour, dim HAVING count(*) > ${STATS_KEPT_VALUES}`;
+}
+
+/** Folds the hourly rows before hour `p(1)` into their days (a day's first hour). Run with DELETE_FOLDED_HOURS. */
+export function foldHoursIntoDaysSql(p: Placeholder): string {
+  return `
+    INSERT INTO stats_rollups (link_id, hour, dim, value, visits)
+    SELECT link_id, hour - hour % 24, dim, value, sum(visits) FROM stats_rollups
+     WHERE hour < ${p(1)} AND hour % 24 <> 0
+     GROUP BY link_id, hour - hour % 24, dim, value
+    ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
+}
+
+export function deleteFoldedHoursSql(p: Placeholder): string {
+  return `DELETE FROM stats_rollups WHERE hour < ${p(1)} AND hour % 24 <> 0`;
+}
+
+/** The statistics of links that no longer exist. */
+export const DELETE_ORPHAN_ROLLUPS = 'DELETE FROM stats_rollups WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = stats_rollups.link_id)';
+
+/** A row of `stats_journal` as the fold reads it. */
+export interface JournalRow {
+  readonly id: number;
+  readonly linkId: number;
+  readonly hour: number;
+  readonly bot: number;
+  readonly referrer: string;
+  readonly country: string;
+  readonly browser: string;
+  readonly os: string;
+  readonly device: string;
+  readonly visits: number;
+}
+
+export const JOURNAL_COLUMNS = 'id, link_id AS "linkId", hour, bot, referrer, country, browser, os, device, visits';
+
+/** One rollup row's increment. */
+export interface RollupIncrement {
+  readonly linkId: number;
+  readonly hour: number;
+  readonly dimension: number;
+  readonly value: string;
+  visits: number;
+}
+
+/** Journal rows as increments of rollup rows: one per link, hour, dimension and value. */
+export function rollupIncrements(rows: readonly JournalRow[]): RollupIncrement[] {
+  const increments = new Map<string, RollupIncrement>();
+  for (const row of rows) {
+    const values = [row.bot === 1 ? 'bot' : 'human', row.referrer, row.country, row.browser, row.os, row.device];
+    values.forEach((value, dimension) => {
+      const key = `${row.linkId}\n${row.hour}\n${dimension}\n${value}`;
+      const increment = increments.get(key);
+      if (increment === undefined) increments.set(key, { linkId: row.linkId, hour: row.hour, dimension, value, visits: row.visits });
+      else increment.visits += row.visits;
+    });
+  }
+  return [...increments.values()];
+}
+
+/** The distinct link and hour pairs of some rows. */
+export function linkHours(rows: readonly { readonly linkId: number; readonly hour: number }[]): { linkId: number; hour: number }[] {
+  const pairs = new Map<string, { linkId: number; hour: number }>();
+  for (const { linkId, hour } of rows) pairs.set(`${linkId}\n${hour}`, { linkId, hour });
+  return [...pairs.values()];
+}
+
+/** Journal rows moved per fold: bounded, so one fold never holds the write lock for long. */
+export const FOLD_BATCH = 5000;
