@@ -46,6 +46,13 @@ async function checkUpgraded(store: Store, admin: AdminStore): Promise<void> {
     { shortCode: 'old2', pointsTo: 'https://two.example/', createdBy: 1, accesses: 0 },
   ]);
   assert.equal((await store.resolveLink('old1'))?.accesses, 6, 'counts go on from the stored count');
+  // Statistics start with the upgrade: counts from before it are in Accesses only.
+  const hour = Math.floor(Date.now() / 3_600_000);
+  const visit = { hour, key: 'k', bot: false, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop' } as const;
+  assert.equal((await store.resolveLink('old3', visit))?.accesses, 10);
+  assert.deepEqual((await store.readStats({ shortCode: 'old3' }, hour, hour + 1)).series.map((row) => ({ ...row })), [{ hour, visits: 1, bots: 0 }]);
+  assert.deepEqual((await store.readStats({ shortCode: 'old1' }, hour, hour + 1)).series, []);
+  await store.foldStats({ daysBeforeHour: hour - 24 });
 
   // Old links have no details, and take them (CONTRACT §7.1): a visit limit below the count
   // already reached refuses at once, without counting.
