@@ -73,14 +73,6 @@ export function excessValuesSql(p: Placeholder): string {
     ) ranked WHERE position > ${STATS_KEPT_VALUES}`;
 }
 
-/** Link and hour pairs holding more named values in a dimension than are kept; parameter: hour from, hour to (exclusive). */
-export function crowdedHoursSql(p: Placeholder): string {
-  return `
-    SELECT DISTINCT link_id AS "linkId", hour FROM stats_rollups
-     WHERE hour >= ${p(1)} AND hour < ${p(2)} AND value <> '${OTHER}'
-     GROUP BY link_id, hour, dim HAVING count(*) > ${STATS_KEPT_VALUES}`;
-}
-
 /** Folds the hourly rows before hour `p(1)` into their days (a day's first hour). Run with DELETE_FOLDED_HOURS. */
 export function foldHoursIntoDaysSql(p: Placeholder): string {
   return `

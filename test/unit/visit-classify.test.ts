@@ -45,6 +45,7 @@ describe('visit classification', () => {
 
   test('keeps control characters and overlong names out of what it stores', () => {
     const classes = classifyUserAgent(`Mozilla/5.0 (Windows NT 10.0) Firefox/1.0 \u0000\u001b[31m`);
+    // eslint-disable-next-line no-control-regex
     for (const value of [classes.browser, classes.os]) assert.doesNotMatch(value, /[\u0000-\u001f\u007f]/);
     const huge = createVisitClassifier().classify({ userAgent: `${'x'.repeat(10_000)} Googlebot`, referer: undefined, address: '203.0.113.9' }, 1);
     assert.ok(huge.browser.length <= 64 && huge.os.length <= 64);

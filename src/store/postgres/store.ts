@@ -4,7 +4,7 @@ import { createBatcher } from '../batcher.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-commit.ts';
 import {
-  crowdedHoursSql, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, FOLD_BATCH, foldHoursIntoDaysSql, JOURNAL_COLUMNS,
+  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, FOLD_BATCH, foldHoursIntoDaysSql, JOURNAL_COLUMNS,
   linkHours, rollupIncrements, seriesSql, STATS_KEPT_VALUES, valuesSql, type JournalRow,
 } from '../stats-sql.ts';
 import { OTHER, type Visit } from '../../stats/visit.ts';

@@ -6,7 +6,7 @@ import type { SqliteSynchronous } from '../../config.ts';
 import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
 import {
-  addToRollupSql, crowdedHoursSql, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, excessValuesSql, FOLD_BATCH,
+  addToRollupSql, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, excessValuesSql, FOLD_BATCH,
   foldHoursIntoDaysSql, JOURNAL_COLUMNS, linkHours, rollupIncrements, seriesSql, valuesSql, type JournalRow,
 } from '../stats-sql.ts';
 import { OTHER } from '../../stats/visit.ts';
@@ -153,7 +153,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     hoursToFold: db.prepare('SELECT DISTINCT link_id AS "linkId", hour - hour % 24 AS hour FROM stats_rollups WHERE hour < ? AND hour % 24 <> 0'),
     foldHours: db.prepare(foldHoursIntoDaysSql(sqlite)),
     deleteFoldedHours: db.prepare(deleteFoldedHoursSql(sqlite)),
-    crowdedHours: db.prepare(crowdedHoursSql(sqlite)),
     deleteOrphanRollups: db.prepare(DELETE_ORPHAN_ROLLUPS),
     linkOwner: db.prepare(
       `SELECT l.created_by AS "createdBy", (SELECT disabled FROM accounts WHERE uid = ?2) AS disabled
