@@ -206,6 +206,28 @@ describe('commands against a running server', () => {
     assert.match(unknown.stderr, /^shortlink resolve: Unable to resolve link: .*\(HTTP 404\)\n$/);
   });
 
+  test('stats shows totals, a chart and the top lists; --json and --csv print the API\'s answers', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    await cli(['shorten', 'https://example.com/s', '--short', 'cli-stats'], { env });
+    await cli(['resolve', 'cli-stats']);
+    await cli(['resolve', 'cli-stats']);
+    const report = await cli(['stats', 'cli-stats', '--interval', 'hour', '--from', new Date(Date.now() - 5 * 3_600_000).toISOString()], { env });
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(report.stdout, /^cli-stats: 2 visits \(\d+ humans, \d+ bots\)\n/);
+    assert.match(report.stdout, /\n\| {5}█\| max 2\n/);
+    assert.match(report.stdout, /Referrers:\n +2 {2}\(direct\)\n/);
+    const json = JSON.parse((await cli(['stats', '--json'], { env })).stdout) as { ShortCode: string | null; Visits: number };
+    assert.deepEqual([json.ShortCode, json.Visits], [null, 2]);
+    const csv = await cli(['stats', 'cli-stats', '--csv'], { env });
+    assert.match(csv.stdout, /^time,visits,bots\n/);
+    const bad = await cli(['stats', 'cli-stats', '--interval', 'week'], { env });
+    assert.equal(bad.code, 2);
+    const foreign = await cli(['stats', 'cli-stats'], { env: { SHORTLINK_ACCESS_CODE: (await newAccount()).AccessCode } });
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.stderr, /Unable to get statistics: .*\(HTTP 403\)/);
+  });
+
   test('delete removes your link; someone else\'s is 403 and an unknown one 404', async () => {
     const owner = await newAccount();
     const other = await newAccount();

@@ -120,6 +120,24 @@ describe('client against a running server', () => {
     assert.equal((await anonymous.resolve('client-follow')).Accesses, 2);
   });
 
+  test('stats and statsCsv answer the statistics of a link and of the account', async () => {
+    const { client } = await signedIn();
+    await client.createLink('https://example.com/stats', { short: 'client-stats' });
+    await anonymous.resolve('client-stats');
+    await anonymous.follow('client-stats');
+    const stats = await client.stats({ short: 'client-stats', from: new Date(Date.now() - 3 * 3_600_000), interval: 'hour' });
+    assert.equal(stats.ShortCode, 'client-stats');
+    assert.equal(stats.Visits, 2);
+    assert.equal(stats.Interval, 'hour');
+    assert.equal(stats.Series.length, 4);
+    assert.equal((await client.stats()).ShortCode, null);
+    const csv = await client.statsCsv({ short: 'client-stats', interval: 'day' });
+    assert.match(csv, /^time,visits,bots\n/);
+    assert.equal(csv.trimEnd().split('\n').length, 32);
+    await refusal(() => client.stats({ short: 'client-stats', interval: 'week' as 'day' }), 400, /^Unable to get statistics: /);
+    await refusal(() => client.stats({ short: 'client-none' }), 404, /^Unable to get statistics: /);
+  });
+
   test('deleteLink removes the link and frees its shortcode', async () => {
     const { client } = await signedIn();
     await client.createLink('https://example.com/delete', { short: 'client-delete' });

@@ -14,7 +14,7 @@
 
 // Type-only, so erased before any runtime resolves it; `.js` because a `.d.ts` keeps the
 // specifier as written and its readers look for the compiled name.
-import type { Account, Link, LinkDetails } from './types.js';
+import type { Account, Link, LinkDetails, Statistics } from './types.js';
 
 /**
  * The wire types (an `Account` from `newAccount` and `getAccount`, a `Link` from `resolve`,
@@ -24,6 +24,17 @@ import type { Account, Link, LinkDetails } from './types.js';
  * The AccessCode is the account's only credential; keep it, the service cannot show it again.
  */
 export type * from './types.js';
+
+export interface StatsOptions {
+  /** One link; omitted: every link of the account. */
+  readonly short?: string;
+  /** Start of the period (a Date, or RFC 3339 with an offset); default 30 days before `to`. */
+  readonly from?: Date | string;
+  /** End of the period; default now. */
+  readonly to?: Date | string;
+  /** Length of each series entry, UTC; default `day`. */
+  readonly interval?: 'hour' | 'day' | 'month';
+}
 
 export interface CreateLinkOptions {
   /** A shortcode of your choice (5–2000 of `A–Z a–z 0–9 - . _ ~`); generated when omitted. */
@@ -217,6 +228,19 @@ export class ShortlinkClient {
     return location;
   }
 
+  /** Visit statistics of one link or of the whole account (`GET /v1/stats`). */
+  async stats(options: StatsOptions = {}): Promise<Statistics> {
+    return this.#json<Statistics>({ method: 'GET', path: `/v1/stats?${statsQuery(options)}`, authenticated: true, operation: 'get statistics' });
+  }
+
+  /** The statistics' series as CSV (`time,visits,bots`, one row per interval). */
+  async statsCsv(options: StatsOptions = {}): Promise<string> {
+    const query = statsQuery(options);
+    query.set('format', 'csv');
+    const response = await this.#send({ method: 'GET', path: `/v1/stats?${query}`, authenticated: true, operation: 'get statistics' });
+    return response.text();
+  }
+
   async #json<T>(spec: RequestSpec): Promise<T> {
     const response = await this.#send(spec);
     return (await response.json()) as T;
@@ -259,6 +283,15 @@ function parseUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+function statsQuery(options: StatsOptions): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.short !== undefined) query.set('short', options.short);
+  if (options.from !== undefined) query.set('from', timeText(options.from));
+  if (options.to !== undefined) query.set('to', timeText(options.to));
+  if (options.interval !== undefined) query.set('interval', options.interval);
+  return query;
 }
 
 async function errorOf(response: Response, operation: string): Promise<ShortlinkError> {

@@ -1,7 +1,7 @@
 /**
  * Commands that talk to a running server through the client library, as any user would.
  */
-import { ShortlinkClient, type Link } from '../../../packages/client/src/index.ts';
+import { ShortlinkClient, type Link, type Statistics, type StatsOptions } from '../../../packages/client/src/index.ts';
 import { ACCESS_CODE_VARIABLE, readAccessCode, reserveCodeFile } from '../access-code-source.ts';
 import { CliFailure, parseCommand, UsageError, type CliContext, type Command } from '../command.ts';
 
@@ -208,3 +208,82 @@ ${CODE_HELP}
     return 0;
   },
 };
+
+export const stats: Command = {
+  name: 'stats',
+  summary: 'visit statistics: stats [CODE] (your whole account without CODE)',
+  help: `Usage: shortlink stats [CODE] [--from TIME] [--to TIME] [--interval hour|day|month]
+                      [--json | --csv] [--code-file PATH] [--server URL]
+
+Shows the visits of your link CODE, or of all your links, over a period: the totals
+(humans and bots apart), a small chart of the series, and the top referrers, countries,
+browsers, operating systems and devices.
+
+Options:
+  --from TIME         start, RFC 3339 with an offset (2026-11-01T00:00:00Z); default 30 days before --to
+  --to TIME           end; default now
+  --interval NAME     hour, day (default) or month, in UTC
+  --json              print the API's JSON instead
+  --csv               print the series as CSV (time,visits,bots)
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, {
+      command: stats,
+      options: {
+        ...CODE_OPTIONS, from: { type: 'string' }, to: { type: 'string' }, interval: { type: 'string' },
+        json: { type: 'boolean' }, csv: { type: 'boolean' },
+      },
+      positionals: ['code?'],
+    });
+    if (parsed === undefined) return 0;
+    const { from, to, interval, json, csv } = parsed.values;
+    if (json === true && csv === true) throw new UsageError(stats.name, '--json and --csv exclude each other');
+    if (interval !== undefined && interval !== 'hour' && interval !== 'day' && interval !== 'month') {
+      throw new UsageError(stats.name, `--interval must be hour, day or month, got ${JSON.stringify(interval)}`);
+    }
+    const short = parsed.positionals[0];
+    const options: StatsOptions = {
+      ...(short === undefined ? {} : { short }), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }),
+      ...(interval === undefined ? {} : { interval }),
+    };
+    const client = authenticatedClient(stats, context, parsed.values);
+    if (csv === true) context.stdout.write(await client.statsCsv(options));
+    else if (json === true) printJson(context, await client.stats(options));
+    else context.stdout.write(statsReport(await client.stats(options)));
+    return 0;
+  },
+};
+
+const BARS = ' ▁▂▃▄▅▆▇█';
+
+/** A one-line chart of the series: one block per interval, its height the visits. */
+export function sparkline(values: readonly number[]): string {
+  const max = Math.max(0, ...values);
+  return values.map((v) => (max === 0 || v === 0 ? BARS[0] : BARS[Math.max(1, Math.round((v / max) * 8))])).join('');
+}
+
+/** Visits as a plain-text report for a terminal. */
+export function statsReport(s: Statistics): string {
+  const lines = [
+    `${s.ShortCode ?? 'All links'}: ${s.Visits} visits (${s.Humans} humans, ${s.Bots} bots)`,
+    `${s.From} to ${s.To}, per ${s.Interval}`,
+  ];
+  // At most 60 columns: longer series are summed into wider columns.
+  const width = Math.ceil(s.Series.length / 60) || 1;
+  const columns: number[] = [];
+  for (let i = 0; i < s.Series.length; i += width) columns.push(s.Series.slice(i, i + width).reduce((sum, p) => sum + p.Visits, 0));
+  lines.push(`|${sparkline(columns)}| max ${Math.max(0, ...columns)}${width > 1 ? ` per ${width} ${s.Interval}s` : ''}`, '');
+  const top = (title: string, list: Statistics['Referrers']) => {
+    lines.push(`${title}:`);
+    if (list.length === 0) lines.push('  (none)');
+    for (const { Name, Visits } of list.slice(0, 10)) lines.push(`  ${String(Visits).padStart(8)}  ${Name}`);
+    if (list.length > 10) lines.push(`  … ${list.length - 10} more (--json shows all)`);
+  };
+  top('Referrers', s.Referrers);
+  top('Countries', s.Countries);
+  top('Browsers', s.Browsers);
+  top('Operating systems', s.OperatingSystems);
+  top('Devices', s.Devices);
+  return `${lines.join('\n')}\n`;
+}
