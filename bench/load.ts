@@ -14,6 +14,11 @@ export interface LoadTarget {
   readonly paths: readonly string[];
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Header sets added to `headers` in turn, one per request (realistic visitors: User-Agent,
+   * Referer, X-Forwarded-For); none when omitted.
+   */
+  readonly visitors?: readonly Readonly<Record<string, string>>[];
   readonly connections: number;
   readonly seconds: number;
 }
@@ -63,18 +68,24 @@ function luaString(text: string): string {
  */
 function wrkScript(target: LoadTarget): string {
   const method = luaString(target.method);
-  const headers = `{${Object.entries(target.headers).map(([k, v]) => `[${luaString(k)}]=${luaString(v)}`).join(',')}}`;
+  const table = (set: Readonly<Record<string, string>>) => `{${Object.entries(set).map(([k, v]) => `[${luaString(k)}]=${luaString(v)}`).join(',')}}`;
+  const headers = table(target.headers);
+  const visitors = target.visitors ?? [];
   const width = target.paths[0]!.length;
   const packed = target.paths.every((path) => path.length === width);
+  // With visitors, each request takes the next header set (the sets are built once, in init).
+  const pick = visitors.length === 0 ? 'headers' : 'sets[(i % nv) + 1]';
   return [
     `local headers = ${headers}`,
+    `local sets = {${visitors.map((v) => table({ ...target.headers, ...v })).join(',\n')}}`,
+    `local nv = ${Math.max(1, visitors.length)}`,
     packed ? `local packed = ${luaString(target.paths.join(''))}` : `local paths = {${target.paths.map(luaString).join(',\n')}}`,
     `local n = ${target.paths.length}`,
     'local i = 0',
     'function init(args) i = math.random(n) - 1 end',
     packed
-      ? `function request() local at = i * ${width}; i = (i + 1) % n; return wrk.format(${method}, string.sub(packed, at + 1, at + ${width}), headers) end`
-      : `function request() i = (i % n) + 1; return wrk.format(${method}, paths[i], headers) end`,
+      ? `function request() local at = i * ${width}; i = (i + 1) % n; return wrk.format(${method}, string.sub(packed, at + 1, at + ${width}), ${pick}) end`
+      : `function request() i = (i % n) + 1; return wrk.format(${method}, paths[i], ${pick}) end`,
   ].join('\n');
 }
 
@@ -118,6 +129,8 @@ function autocannonGenerator(): LoadGenerator {
     name: 'autocannon',
     async run(target) {
       let next = Math.floor(Math.random() * target.paths.length);
+      const visitors = target.visitors ?? [];
+      let visitor = 0;
       const result = await autocannon({
         url: target.base,
         connections: target.connections,
@@ -128,7 +141,9 @@ function autocannonGenerator(): LoadGenerator {
           {
             setupRequest: (request) => {
               next = (next + 1) % target.paths.length;
-              return { ...request, path: target.paths[next]! };
+              if (visitors.length === 0) return { ...request, path: target.paths[next]! };
+              visitor = (visitor + 1) % visitors.length;
+              return { ...request, path: target.paths[next]!, headers: { ...request.headers, ...visitors[visitor] } };
             },
           },
         ],

@@ -9,8 +9,13 @@ export interface RunningProcess {
   readonly url: string;
   readonly pid: number;
   rssBytes(): number;
+  /** CPU time (user + system) the process has used so far, in seconds; 0 when unknown. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS = 100;
 
 export async function startProcess(options: {
   script: string;
@@ -49,6 +54,16 @@ export async function startProcess(options: {
       try {
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
         return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+      } catch {
+        return 0;
+      }
+    },
+    cpuSeconds() {
+      try {
+        // Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
+        const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / TICKS;
       } catch {
         return 0;
       }

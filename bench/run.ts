@@ -6,6 +6,11 @@
  * Environment: BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3),
  * BENCH_CONNECTIONS (default 50), BENCH_SCALE ("quick" skips the 1M-link point), BENCH_ONLY
  * ("list-page": only the filtered-list scenario, to check it quickly).
+ *
+ * The "visitors" workloads send realistic User-Agent, Referer and X-Forwarded-For headers
+ * (bench/visitors.ts; TRUST_PROXY=127.0.0.1), so statistics classify a real mix; they run
+ * with statistics on (the default) and again in a server with STATS=off. Each row also shows
+ * the server's CPU time per request, which a shared machine disturbs less than req/s.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,6 +23,7 @@ import {
   clearRedisPrefix, preloadListingPostgres, preloadListingSqlite, preloadPostgres, preloadSqlite, type Preloaded, type PreloadedListing,
 } from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
+import { visitorHeaders } from './visitors.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -35,7 +41,11 @@ interface Row {
   ratio: number;
   rssMb: number;
   errors: number;
+  /** Server CPU time per answered request over the measured rounds, in microseconds. */
+  cpuUs: number;
 }
+
+const VISITORS = visitorHeaders();
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -69,26 +79,40 @@ interface Measured extends LoadResult {
   warmupOk: number;
   /** Median over the rounds of (round req/s ÷ its paired baseline round's req/s). */
   ratio: number;
+  cpuUs: number;
+}
+
+interface MeasureOptions {
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly visitors?: readonly Record<string, string>[];
+  /** The server measured, for its CPU time per request. */
+  readonly server?: RunningProcess;
 }
 
 /** Runs a warm-up, then ROUNDS rounds each paired with a baseline round; keeps the median. */
-async function measure(base: string, paths: string | readonly string[], method = 'GET', headers: Record<string, string> = {}): Promise<Measured> {
-  const target = { base, paths: typeof paths === 'string' ? [paths] : paths, method, headers, connections: CONNECTIONS };
+async function measure(base: string, paths: string | readonly string[], options: MeasureOptions = {}): Promise<Measured> {
+  const { method = 'GET', headers = {}, visitors, server } = options;
+  const target = { base, paths: typeof paths === 'string' ? [paths] : paths, method, headers, connections: CONNECTIONS, ...(visitors ? { visitors } : {}) };
   const warmup = await load.run({ ...target, seconds: Math.min(2, DURATION) });
   const rounds: LoadResult[] = [];
   const ratios: number[] = [];
+  let cpu = 0;
   for (let i = 0; i < ROUNDS; i++) {
     const baseline = await load.run({ ...bareTarget, seconds: DURATION });
     bareRounds.push(baseline);
+    const before = server?.cpuSeconds() ?? 0;
     const round = await load.run({ ...target, seconds: DURATION });
+    cpu += (server?.cpuSeconds() ?? 0) - before;
     rounds.push(round);
     ratios.push(baseline.rps === 0 ? 0 : round.rps / baseline.rps);
   }
-  return { ...medianRound(rounds), all: rounds, warmupOk: warmup.ok, ratio: median(ratios) };
+  const answered = rounds.reduce((sum, r) => sum + r.ok, 0);
+  return { ...medianRound(rounds), all: rounds, warmupOk: warmup.ok, ratio: median(ratios), cpuUs: answered === 0 ? 0 : (cpu / answered) * 1e6 };
 }
 
 const rows: Row[] = [];
-function record(scenario: string, links: number, result: LoadResult & { ratio: number }, server: RunningProcess) {
+function record(scenario: string, links: number, result: LoadResult & { ratio: number; cpuUs?: number }, server: RunningProcess) {
   const row: Row = {
     scenario,
     links,
@@ -98,11 +122,12 @@ function record(scenario: string, links: number, result: LoadResult & { ratio: n
     ratio: Math.round(result.ratio * 100) / 100,
     rssMb: Math.round(server.rssBytes() / 2 ** 20),
     errors: result.non2xx + result.errors,
+    cpuUs: Math.round(result.cpuUs ?? 0),
   };
   rows.push(row);
   console.log(
     `${scenario.padEnd(28)} ${String(links).padStart(8)} ${String(row.rps).padStart(8)} req/s  p50 ${row.p50.toFixed(2)} ms  ` +
-      `p99 ${row.p99.toFixed(2)} ms  ×${row.ratio.toFixed(2)}  RSS ${row.rssMb} MB  non-2xx/3xx+errors ${row.errors}`,
+      `p99 ${row.p99.toFixed(2)} ms  ×${row.ratio.toFixed(2)}  RSS ${row.rssMb} MB  CPU ${row.cpuUs} µs/req  non-2xx/3xx+errors ${row.errors}`,
   );
 }
 
@@ -113,11 +138,11 @@ await load.run({ ...bareTarget, seconds: Math.min(2, DURATION) });
 const results: Record<string, unknown> = {};
 
 /** One storage configuration: preload, start the server, run the workloads, verify counts. */
-async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean, pin = pinned) {
+async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean | 'visitors', pin = pinned) {
   const server = await startProcess({
     script: 'src/server.ts',
     cwd: ROOT,
-    env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', ...env },
+    env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', TRUST_PROXY: '127.0.0.1', ...env },
     cpu: pin ? 0 : undefined,
   });
   const resolvePaths = data.codes.map((code) => `/v1/get/${code}`);
@@ -126,44 +151,62 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
   let rounds = 0;
   const name = (scenario: string) => (label === 'sqlite' ? scenario : `${label}: ${scenario}`);
 
-  const uniform = await measure(server.url, resolvePaths);
+  if (full === 'visitors' || full) {
+    // Statistics at work: every request a different-looking visitor.
+    for (const [scenario, paths] of [['redirect, visitors', redirectPaths], ['resolve, visitors', resolvePaths], ['redirect, hot link, visitors', `/${data.codes[0]}`]] as const) {
+      const result = await measure(server.url, paths, { visitors: VISITORS, server });
+      answeredResolutions += result.all.reduce((sum, r) => sum + r.ok, 0) + result.warmupOk;
+      rounds += ROUNDS + 1;
+      record(name(scenario), size, result, server);
+    }
+  }
+  if (full === 'visitors') {
+    await server.stop();
+    await verify();
+    return;
+  }
+
+  const uniform = await measure(server.url, resolvePaths, { server });
   answeredResolutions += uniform.all.reduce((sum, r) => sum + r.ok, 0) + uniform.warmupOk;
   rounds += ROUNDS + 1;
   record(name('resolve, uniform'), size, uniform, server);
 
   if (full) {
-    const hot = await measure(server.url, `/v1/get/${data.codes[0]}`);
+    const hot = await measure(server.url, `/v1/get/${data.codes[0]}`, { server });
     answeredResolutions += hot.all.reduce((sum, r) => sum + r.ok, 0) + hot.warmupOk;
     record(name('resolve, one hot link'), size, hot, server);
 
-    const redirect = await measure(server.url, redirectPaths);
+    const redirect = await measure(server.url, redirectPaths, { server });
     answeredResolutions += redirect.all.reduce((sum, r) => sum + r.ok, 0) + redirect.warmupOk;
     rounds += 2 * (ROUNDS + 1);
     record(name('redirect, uniform'), size, redirect, server);
 
     const auth = { authorization: `Bearer ${data.accessCode}` };
-    record(name('list links (20 per account)'), size, await measure(server.url, '/v1/links', 'GET', auth), server);
-    const create = await measure(server.url, '/v1/link?url=https%3A%2F%2Fexample.com%2Fnew', 'GET', {
-      authorization: `Bearer ${data.bigAccessCode}`,
+    record(name('list links (20 per account)'), size, await measure(server.url, '/v1/links', { headers: auth, server }), server);
+    const create = await measure(server.url, '/v1/link?url=https%3A%2F%2Fexample.com%2Fnew', {
+      headers: { authorization: `Bearer ${data.bigAccessCode}` }, server,
     });
     record(name('create link (generated code)'), size, create, server);
-    record(name('new_account'), size, await measure(server.url, '/v1/new_account'), server);
+    record(name('new_account'), size, await measure(server.url, '/v1/new_account', { server }), server);
   }
   await server.stop();
+  await verify();
 
-  // Every answered resolution must be in the database; only requests cut off in flight at
-  // the end of a round (at most one per connection per round) may be counted but unseen.
-  const stored = await data.totalAccesses();
-  const slack = CONNECTIONS * rounds;
-  const ok = stored >= answeredResolutions && stored <= answeredResolutions + slack;
-  const bytesPerLink = data.bytesPerLink;
-  console.log(
-    `  ${label} counts at ${size} links: ${answeredResolutions} resolutions answered, ${stored} stored ` +
-      `(${ok ? 'consistent' : 'MISMATCH'}; in-flight slack ${slack}); ${bytesPerLink} bytes per link`,
-  );
-  results[`counts_${label}_${size}`] = { answered: answeredResolutions, stored, ok, bytesPerLink };
-  await data.remove();
-  if (!ok) process.exitCode = 1;
+  async function verify() {
+    // Every answered resolution must be in the database; only requests cut off in flight at
+    // the end of a round (at most one per connection per round) may be counted but unseen.
+    const stored = await data.totalAccesses();
+    const slack = CONNECTIONS * rounds;
+    const ok = stored >= answeredResolutions && stored <= answeredResolutions + slack;
+    const bytesPerLink = data.bytesPerLink;
+    console.log(
+      `  ${label} counts at ${size} links: ${answeredResolutions} resolutions answered, ${stored} stored ` +
+        `(${ok ? 'consistent' : 'MISMATCH'}; in-flight slack ${slack}); ${bytesPerLink} bytes per link`,
+    );
+    results[`counts_${label}_${size}`] = { answered: answeredResolutions, stored, ok, bytesPerLink };
+    await data.remove();
+    if (!ok) process.exitCode = 1;
+  }
 }
 
 const LIST_LARGE = 100_000;
@@ -207,6 +250,12 @@ for (const size of ONLY === 'list-page' ? [] : QUICK ? [1_000, 100_000] : [1_000
   await benchmark('sqlite', size, data, { DATABASE_URL: data.path }, size === 100_000);
 }
 
+// The same visitors with statistics off: what recording them costs.
+{
+  const data = await preloadSqlite(100_000);
+  await benchmark('sqlite STATS=off', 100_000, data, { DATABASE_URL: data.path, STATS: 'off' }, 'visitors');
+}
+
 // WORKERS=2 on this 2-core machine: the two server processes share both cores with the load
 // generator (no pinning), which is what running them here would mean.
 if (ONLY !== 'list-page') {
@@ -219,6 +268,8 @@ const postgresUrl = ONLY === 'list-page' ? undefined : postgresForLists;
 if (postgresUrl) {
   const data = await preloadPostgres(postgresUrl, 100_000);
   await benchmark('postgres', 100_000, data, { DATABASE_URL: data.path }, true);
+  const off = await preloadPostgres(postgresUrl, 100_000);
+  await benchmark('postgres STATS=off', 100_000, off, { DATABASE_URL: off.path, STATS: 'off' }, 'visitors');
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
   if (redisUrl) {
     const again = await preloadPostgres(postgresUrl, 100_000);
@@ -251,9 +302,9 @@ writeFileSync(
   ),
 );
 
-console.log('\n| Scenario | Links | req/s | p50 ms | p99 ms | × bare | RSS MB |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('\n| Scenario | Links | req/s | p50 ms | p99 ms | × bare | RSS MB | CPU µs/req |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  console.log(`| ${r.scenario} | ${r.links || '–'} | ${r.rps} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.rssMb} |`);
+  console.log(`| ${r.scenario} | ${r.links || '–'} | ${r.rps} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.rssMb} | ${r.cpuUs || '–'} |`);
 }
 console.log(`\nResults written to ${file}`);

@@ -25,6 +25,7 @@ export interface FoldingOptions {
 }
 
 const IDLE_FOLDS_EVERY = 60;
+const MAX_FOLDS = 100;
 const DAY_FOLDS_EVERY_MS = HOUR_MS;
 
 export function startStatsFolding({ store, clock, hourlyDays, onError, intervalMs = 1000 }: FoldingOptions): StatsFolding {
@@ -35,16 +36,20 @@ export function startStatsFolding({ store, clock, hourlyDays, onError, intervalM
 
   function foldNow(days = false): Promise<number> {
     if (running !== undefined) return running.then(() => foldNow(days));
+    due = false;
     const now = clock().getTime();
     // Days end at UTC midnight: fold whole days only, the ones older than hourlyDays.
     const daysBeforeHour = days ? Math.floor(now / HOUR_MS / 24) * 24 - hourlyDays * 24 : undefined;
     running = (async () => {
       let moved = 0;
-      for (;;) {
-        const n = await store.foldStats(daysBeforeHour === undefined || moved > 0 ? {} : { daysBeforeHour });
+      // Folds are small (bounded by the store), each its own transaction; the event loop
+      // serves requests between them. A backlog beyond MAX_FOLDS waits for the next tick.
+      for (let fold = 0; fold < MAX_FOLDS; fold++) {
+        const n = await store.foldStats(daysBeforeHour === undefined || fold > 0 ? {} : { daysBeforeHour });
         moved += n;
-        if (n === 0 || n < 5000) return moved;
+        if (n === 0) break;
       }
+      return moved;
     })().finally(() => (running = undefined));
     return running;
   }
@@ -55,7 +60,6 @@ export function startStatsFolding({ store, clock, hourlyDays, onError, intervalM
     const days = now - lastDayFold >= DAY_FOLDS_EVERY_MS;
     if (!due && !days && ticks % IDLE_FOLDS_EVERY !== 0) return;
     if (running !== undefined) return;
-    due = false;
     if (days) lastDayFold = now;
     foldNow(days).catch(onError);
   }, intervalMs);

@@ -137,5 +137,12 @@ export function linkHours(rows: readonly { readonly linkId: number; readonly hou
   return [...pairs.values()];
 }
 
-/** Journal rows moved per fold: bounded, so one fold never holds the write lock for long. */
-export const FOLD_BATCH = 5000;
+/**
+ * Journal rows moved per fold: bounded, so that one fold never holds the write lock (and on
+ * SQLite the event loop: about 6 upserts per row) for long. PostgreSQL does the work in the
+ * server, so it takes more at once.
+ */
+export const FOLD_BATCH = { sqlite: 500, postgres: 5000 } as const;
+
+/** Rows of one link and hour: more than the kept values can only be too many in some dimension past this. */
+export const ROLLUP_ROWS_SQL = 'SELECT count(*) AS n FROM stats_rollups WHERE link_id = ? AND hour = ?';

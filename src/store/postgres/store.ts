@@ -125,7 +125,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS locked`;
       if (lock?.locked !== true) return 0;
       const rows = (await tx.unsafe<JournalRow[]>(`
-        DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH})
+        DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
         RETURNING ${JOURNAL_COLUMNS}`)).map((row) => ({ ...row, linkId: Number(row.linkId), id: Number(row.id) }));
       if (rows.length > 0) {
         const increments = rollupIncrements(rows);
@@ -157,12 +157,15 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   async function trimValues(tx: postgres.TransactionSql, pairs: readonly { linkId: number; hour: number }[]): Promise<void> {
     if (pairs.length === 0) return;
     await tx`
-      WITH ranked AS (
-        SELECT r.link_id, r.hour, r.dim, r.value, r.visits,
-               row_number() OVER (PARTITION BY r.link_id, r.hour, r.dim ORDER BY r.visits DESC, r.value) AS position
-          FROM stats_rollups r
+      WITH crowded AS (
+        SELECT r.link_id, r.hour FROM stats_rollups r
           JOIN unnest(${tx.array(pairs.map((p) => p.linkId), 20)}::bigint[], ${tx.array(pairs.map((p) => p.hour), 23)}::int[]) AS t(link_id, hour)
             ON r.link_id = t.link_id AND r.hour = t.hour
+         GROUP BY r.link_id, r.hour HAVING count(*) > ${STATS_KEPT_VALUES}
+      ), ranked AS (
+        SELECT r.link_id, r.hour, r.dim, r.value, r.visits,
+               row_number() OVER (PARTITION BY r.link_id, r.hour, r.dim ORDER BY r.visits DESC, r.value) AS position
+          FROM stats_rollups r JOIN crowded c ON r.link_id = c.link_id AND r.hour = c.hour
          WHERE r.value <> ${OTHER}
       ), removed AS (
         DELETE FROM stats_rollups s USING ranked

@@ -7,7 +7,8 @@ import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
 import {
   addToRollupSql, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, excessValuesSql, FOLD_BATCH,
-  foldHoursIntoDaysSql, JOURNAL_COLUMNS, linkHours, rollupIncrements, seriesSql, valuesSql, type JournalRow,
+  foldHoursIntoDaysSql, JOURNAL_COLUMNS, linkHours, rollupIncrements, ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, valuesSql,
+  type JournalRow,
 } from '../stats-sql.ts';
 import { OTHER } from '../../stats/visit.ts';
 import { storageUnavailable } from '../errors.ts';
@@ -145,7 +146,8 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       `INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    readJournal: db.prepare(`SELECT ${JOURNAL_COLUMNS} FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH}`),
+    readJournal: db.prepare(`SELECT ${JOURNAL_COLUMNS} FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.sqlite}`),
+    rollupRows: db.prepare(ROLLUP_ROWS_SQL),
     forgetJournal: db.prepare('DELETE FROM stats_journal WHERE id <= ?'),
     addToRollup: db.prepare(addToRollupSql(sqlite)),
     excessValues: db.prepare(excessValuesSql(sqlite)),
@@ -277,6 +279,8 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   /** Keeps the named values of each link-hour within the bound, the rest summed as (other). */
   function trimValues(pairs: readonly { linkId: number; hour: number }[]): void {
     for (const { linkId, hour } of pairs) {
+      // Six dimensions of a few values each is the common case: a count by the key is enough.
+      if ((statements.rollupRows.get(linkId, hour) as { n: number }).n <= STATS_KEPT_VALUES) continue;
       const excess = statements.excessValues.all(linkId, hour) as unknown as { dim: number; value: string; visits: number }[];
       for (const { dim, value, visits } of excess) {
         statements.deleteRollup.run(linkId, hour, dim, value);
