@@ -140,7 +140,9 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
       );
     };
   }
-  registerResolveRoutes(app, { links, rateLimits, redirectStatus: config.redirectStatus, visitOf });
+  registerResolveRoutes(app, {
+    links, rateLimits, redirectStatus: config.redirectStatus, visitOf, onVisit: (visit) => metrics.visitRecorded(visit.bot),
+  });
   registerStatsRoutes(app, { stats: createStatsService({ store, clock }), authenticate, rateLimits });
   registerHealthRoutes(app, {
     checks: [{ name: 'storage', check: () => storageHealth.check(store) }, ...rateLimitCounters.readiness, ...readiness],

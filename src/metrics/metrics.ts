@@ -43,6 +43,8 @@ export interface Metrics {
   observeRequest(route: string | undefined, method: string, status: number, countedEvent: CountedEvent | undefined, elapsedMs: number): void;
   /** A timer for one store operation: call `observe(seconds)` when it settles. */
   storeTimer(operation: string): { observe(seconds: number): void; failed(): void };
+  /** Counts one resolution recorded in visit statistics, as a human's or a bot's. */
+  visitRecorded(bot: boolean): void;
   /** Counts a connection the server closed because of how the client behaved. */
   connectionClosed(reason: string): void;
   /** The Prometheus text exposition. */
@@ -111,6 +113,15 @@ export function createMetrics({ clusterWorker = cluster.isWorker }: MetricsOptio
     registers: [registry],
   });
 
+  const visits = new Counter({
+    name: 'shortlink_visits_total',
+    help: 'Resolutions recorded in visit statistics, by kind (human or bot, judged from the User-Agent).',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const humanVisits = visits.labels({ kind: 'human' });
+  const botVisits = visits.labels({ kind: 'bot' });
+
   const closedConnections = new Counter({
     name: 'shortlink_connections_closed_total',
     help: 'Connections the server closed: answers left unread (stalled) or too many pipelined requests waiting (queue_full).',
@@ -175,6 +186,9 @@ export function createMetrics({ clusterWorker = cluster.isWorker }: MetricsOptio
       const series = store.series({ operation });
       const errors = storeErrors.labels(operation);
       return { observe: (seconds) => series.observe(seconds), failed: () => errors.inc() };
+    },
+    visitRecorded(bot) {
+      (bot ? botVisits : humanVisits).inc();
     },
     connectionClosed(reason) {
       closedConnections.inc({ reason });

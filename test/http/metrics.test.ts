@@ -78,6 +78,21 @@ describe('GET /metrics', () => {
     assert.equal(value(text, 'shortlink_links_deleted_total'), 1);
   });
 
+  test('counts the visits statistics recorded, humans and bots apart', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const short = await createLinkOk(app, code, { url: 'https://example.com/' });
+    const human = 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0';
+    await app.inject({ method: 'GET', url: `/${short}`, headers: { 'user-agent': human } });
+    await app.inject({ method: 'GET', url: `/v1/get/${short}`, headers: { 'user-agent': human } });
+    await app.inject({ method: 'GET', url: `/v1/get/${short}`, headers: { 'user-agent': 'curl/8.5.0' } });
+    await app.inject({ method: 'GET', url: '/v1/get/no-such-link', headers: { 'user-agent': human } });
+    await app.inject({ method: 'HEAD', url: `/${short}`, headers: { 'user-agent': human } });
+    const text = await scrape(app);
+    assert.equal(value(text, 'shortlink_visits_total', { kind: 'human' }), 2);
+    assert.equal(value(text, 'shortlink_visits_total', { kind: 'bot' }), 1);
+  });
+
   test('times storage calls and group commits', async (t) => {
     const { app } = await appFor(t);
     const { code } = await newAccount(app);

@@ -31,17 +31,27 @@ export interface ResolveRoutesDeps {
   readonly redirectStatus: RedirectStatus;
   /** The statistics of a counted resolution; undefined when statistics are off (STATS=off). */
   readonly visitOf?: ((request: FastifyRequest) => Visit) | undefined;
+  /** Told of each visit recorded with its count (metrics). */
+  readonly onVisit?: (visit: Visit) => void;
 }
 
-export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits, redirectStatus, visitOf }: ResolveRoutesDeps): void {
-  /** The link behind the request's shortcode; `count` decides between GET and HEAD semantics. */
-  async function find(request: CodeRequest, count: boolean): Promise<LinkRecord> {
+export function registerResolveRoutes(app: FastifyInstance, { links, rateLimits, redirectStatus, visitOf, onVisit }: ResolveRoutesDeps): void {
+  /** Counts one access, recording the visit's statistics with it when they are on. */
+  async function count(request: CodeRequest): Promise<LinkRecord> {
+    if (visitOf === undefined) return links.resolve(request.params.code);
+    const visit = visitOf(request);
+    const link = await links.resolve(request.params.code, visit);
+    onVisit?.(visit);
+    return link;
+  }
+
+  /** The link behind the request's shortcode; `counted` decides between GET and HEAD semantics. */
+  async function find(request: CodeRequest, counted: boolean): Promise<LinkRecord> {
     const code = request.params.code;
-    const visit = count && visitOf !== undefined ? visitOf(request) : undefined;
-    if (!rateLimits.applies(request)) return count ? links.resolve(code, visit) : links.peek(code);
+    if (!rateLimits.applies(request)) return counted ? count(request) : links.peek(code);
     await rateLimits.resolve(request);
     try {
-      return await (count ? links.resolve(code, visit) : links.peek(code));
+      return await (counted ? count(request) : links.peek(code));
     } catch (error) {
       if (isNotFound(error)) await rateLimits.unknownCode(request);
       throw error;
