@@ -2,8 +2,9 @@
  * Guarantee 8 (CONTRACT §6, §7.4): a link's statistics add up to exactly its Accesses, also
  * when processes are killed with `kill -9` in the middle of load. Visits are recorded in the
  * count's own transaction, so a resolution cut off by the kill is in both or in neither.
- * On SQLite (one process, killed three times) and on PostgreSQL (three instances, one of
- * them killed and restarted twice while all three take load).
+ * On SQLite (one process, killed three times; and WORKERS=2 sharing the file) and on
+ * PostgreSQL (three instances, one of them killed and restarted twice while all three take
+ * load).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -123,6 +124,24 @@ test('statistics add up to Accesses across kill -9 under load (SQLite, three kil
     server = await startServer({ databasePath: database.path, env: ENV });
     await checkExact(server, account, codes);
   }
+});
+
+test('statistics add up to Accesses with WORKERS=2 on one SQLite file (two processes recording and folding)', { timeout: 120_000 }, async (t) => {
+  const database = tempDatabase();
+  t.after(async () => {
+    await cleanup();
+    database.remove();
+  });
+  const server = await startServer({ databasePath: database.path, env: { ...ENV, WORKERS: '2' }, readyTimeoutMs: 60_000 });
+  const { account, codes } = await setUp(server);
+  const running = load(() => [server], codes);
+  await waitFor(() => running.answered() >= RESOLVES_PER_CYCLE * 2, () => `${running.answered()} answered`, { timeoutMs: 60_000 });
+  await running.stop();
+  assert.deepEqual(running.unexpected, []);
+  // Twice: right after the load (journal partly unfolded), and after both processes folded.
+  assert.ok(await checkExact(server, account, codes) >= RESOLVES_PER_CYCLE * 2);
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  await checkExact(server, account, codes);
 });
 
 const gate = postgresGate();

@@ -34,7 +34,7 @@ export interface PostgresOptions {
 /** PostgreSQL's spelling of parameter N. */
 const postgresParameter = (n: number): string => `$${n}`;
 
-// One folding process at a time across instances (any key, the same in every instance).
+// One folding process at a time across instances (any key, the same in every instance; an int4).
 const FOLD_LOCK = 0x5_7a_75_01;
 
 /** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
@@ -122,7 +122,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   /** One fold in one transaction; only one process folds at a time (the others skip). */
   async function fold({ daysBeforeHour }: FoldOptions): Promise<number> {
     return guarded(() => sql.begin(async (tx) => {
-      const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS locked`;
+      // Per schema: instances sharing one schema fold in turn; databases holding several
+      // (tests, hosting) do not wait for each other.
+      const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}, hashtext(current_schema())) AS locked`;
       if (lock?.locked !== true) return 0;
       const rows = (await tx.unsafe<JournalRow[]>(`
         DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
