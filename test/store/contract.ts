@@ -739,6 +739,9 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.deepEqual(granted.sort((a, b) => a - b), Array.from({ length: granted.length }, (_, i) => i + 1));
         assert.ok(granted.length <= 30);
         assert.equal(await store.resolveLink(shortCode), undefined);
+      });
+    });
+
     describe('statistics', () => {
       // An hour well inside the hourly window, and one old enough to be folded into its day.
       const HOUR = 500_000; // 2027-01-15T08:00Z

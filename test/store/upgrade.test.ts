@@ -49,7 +49,7 @@ async function checkUpgraded(store: Store, admin: AdminStore): Promise<void> {
   // Statistics start with the upgrade: counts from before it are in Accesses only.
   const hour = Math.floor(Date.now() / 3_600_000);
   const visit = { hour, key: 'k', bot: false, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop' } as const;
-  assert.equal((await store.resolveLink('old3', visit))?.accesses, 10);
+  assert.equal((await store.resolveLink('old3', undefined, visit))?.accesses, 10);
   assert.deepEqual((await store.readStats({ shortCode: 'old3' }, hour, hour + 1)).series.map((row) => ({ ...row })), [{ hour, visits: 1, bots: 0 }]);
   assert.deepEqual((await store.readStats({ shortCode: 'old1' }, hour, hour + 1)).series, []);
   await store.foldStats({ daysBeforeHour: hour - 24 });
