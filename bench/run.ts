@@ -230,9 +230,9 @@ async function benchmarkListPage(label: string, data: PreloadedListing) {
     ...(deep ? data.largeIds.map((id) => `/v1/links?${filter}&limit=50&cursor=${encodeCursor(id)}`) : []),
   ];
   for (const [filter, title] of [['q=campaign', 'q'], ['tag=promo', 'tag']] as const) {
-    const small = await measure(server.url, pages(filter, false), 'GET', { authorization: `Bearer ${data.smallAccessCode}` });
+    const small = await measure(server.url, pages(filter, false), { headers: { authorization: `Bearer ${data.smallAccessCode}` }, server });
     record(name(`list page by ${title}, 20-link account`), 20, small, server);
-    const large = await measure(server.url, pages(filter, true), 'GET', { authorization: `Bearer ${data.largeAccessCode}` });
+    const large = await measure(server.url, pages(filter, true), { headers: { authorization: `Bearer ${data.largeAccessCode}` }, server });
     record(name(`list page by ${title}, 100k-link account`), LIST_LARGE, large, server);
     results[`list_page_${label}_${title}`] = { small: Math.round(small.rps), large: Math.round(large.rps), largeOverSmall: Math.round((large.rps / small.rps) * 100) / 100 };
   }

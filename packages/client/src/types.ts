@@ -48,3 +48,63 @@ export interface LinkDetails {
   /** How many resolutions the link allows in all, or null for no limit */
   MaxVisits: number | null;
 }
+
+/** Visit statistics of one link or of the whole account (CONTRACT §7.4) */
+export interface Statistics {
+  /** The link, or null for the whole account */
+  ShortCode: string | null;
+  /** Start of the period (RFC 3339, UTC) */
+  From: string;
+  /** End of the period (RFC 3339, UTC) */
+  To: string;
+  /** Length of each Series entry (UTC) */
+  Interval: "hour" | "day" | "month";
+  /** Counted resolutions in the period */
+  Visits: number;
+  /** Visits not judged bots */
+  Humans: number;
+  /** Visits judged bots (by User-Agent; none is a bot) */
+  Bots: number;
+  /** One entry per interval of the period, zeros included */
+  Series: {
+    /** Start of the interval (RFC 3339, UTC) */
+    Time: string;
+    Visits: number;
+    Bots: number;
+  }[];
+  /** Referrer hosts, (direct) without a Referer, most visits first: at most 50, then the rest summed as (other) */
+  Referrers: {
+    /** The value; `(other)` sums the values beyond the first 50 */
+    Name: string;
+    /** Visits with this value in the period */
+    Visits: number;
+  }[];
+  /** ISO 3166 alpha-2 countries, ZZ unknown, most visits first: at most 50, then the rest summed as (other) */
+  Countries: {
+    /** The value; `(other)` sums the values beyond the first 50 */
+    Name: string;
+    /** Visits with this value in the period */
+    Visits: number;
+  }[];
+  /** Browsers, most visits first: at most 50, then the rest summed as (other) */
+  Browsers: {
+    /** The value; `(other)` sums the values beyond the first 50 */
+    Name: string;
+    /** Visits with this value in the period */
+    Visits: number;
+  }[];
+  /** Operating systems, most visits first: at most 50, then the rest summed as (other) */
+  OperatingSystems: {
+    /** The value; `(other)` sums the values beyond the first 50 */
+    Name: string;
+    /** Visits with this value in the period */
+    Visits: number;
+  }[];
+  /** Device classes: desktop, mobile, tablet, bot, other, most visits first: at most 50, then the rest summed as (other) */
+  Devices: {
+    /** The value; `(other)` sums the values beyond the first 50 */
+    Name: string;
+    /** Visits with this value in the period */
+    Visits: number;
+  }[];
+}
