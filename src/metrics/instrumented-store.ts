@@ -46,6 +46,12 @@ export function instrumentStore(store: Store, metrics: Metrics, observe: Observe
     findLink: timed('findLink', (code, now) => store.findLink(code, now)),
     readStats: timed('readStats', (scope, from, to) => store.readStats(scope, from, to)),
     foldStats: timed('foldStats', (options) => store.foldStats(options)),
+    rotateAccessCode: timed('rotateAccessCode', (uid, hash, newHash) => store.rotateAccessCode(uid, hash, newHash)),
+    deleteAccount: timed('deleteAccount', (uid) => store.deleteAccount(uid)),
+    listAccounts: timed('listAccounts', (after, limit) => store.listAccounts(after, limit)),
+    updateAccount: timed('updateAccount', (uid, changes) => store.updateAccount(uid, changes)),
+    searchLinks: timed('searchLinks', (search) => store.searchLinks(search)),
+    takeDownLink: timed('takeDownLink', (code) => store.takeDownLink(code)),
     ping: timed('ping', (options) => store.ping(options)),
     close: () => store.close(),
   };

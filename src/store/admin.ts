@@ -7,7 +7,7 @@
  * keeps: an account's `link_count` always equals the links it holds, a shortcode belongs to
  * one link, and the cap is settled by the database inside each write transaction.
  */
-import type { AccountRecord, NewAccount } from './store.ts';
+import type { AccountRecord, LinkDetailsRecord, LinkRecord, NewAccount } from './store.ts';
 
 // The opener and its error, where the CLI has always imported them from.
 export { openAdminStore, type OpenAdminOptions } from './open-store.ts';
@@ -16,6 +16,52 @@ export { DatabaseMissingError } from './errors.ts';
 /** An account with the number of links it holds right now. */
 export interface AdminAccount extends AccountRecord {
   readonly linkCount: number;
+}
+
+/** What an administrator may change on an account; at least one field. */
+export interface AccountChanges {
+  readonly maxLinks?: number;
+  readonly disabled?: boolean;
+}
+
+export type UpdateAccountResult =
+  | { readonly outcome: 'updated'; readonly previous: AdminAccount; readonly account: AdminAccount }
+  | { readonly outcome: 'not_found' }
+  /** The account holds more links than the new cap; contract §6.1 forbids that state. */
+  | { readonly outcome: 'below_held'; readonly linkCount: number };
+
+/** One page of a search across every account's links, keyset-paged by the link's row id. */
+export interface LinkSearch {
+  /** Only links whose row id is above this (0 for the first page). */
+  readonly after: number;
+  readonly limit: number;
+  /** Lower-case text the shortcode, the target or the title must contain. */
+  readonly text?: string;
+  /**
+   * Lower-case texts of which the target must contain one (a host in its ASCII and Unicode
+   * forms): a coarse filter, the caller checks the parsed host.
+   */
+  readonly targetContains?: readonly string[];
+}
+
+export interface FoundLink {
+  /** The row id, the cursor of the next page. */
+  readonly id: number;
+  readonly link: LinkDetailsRecord;
+}
+
+/**
+ * The administration calls, on the server's Store (`/v1/admin/…`) and the CLI's AdminStore alike,
+ * both running the same per-engine code.
+ */
+export interface Administration {
+  /** Accounts with uid above `after`, by uid, at most `limit`. */
+  listAccounts(after: number, limit: number): Promise<AdminAccount[]>;
+  /** Changes MaxLinks and/or Disabled, refusing a cap below the links held (atomically). */
+  updateAccount(uid: number, changes: AccountChanges): Promise<UpdateAccountResult>;
+  searchLinks(search: LinkSearch): Promise<FoundLink[]>;
+  /** Deletes the link whoever owns it, freeing the owner's slot; the link as it was, or undefined. */
+  takeDownLink(shortCode: string): Promise<LinkRecord | undefined>;
 }
 
 /** One link as `export` writes it. */
@@ -62,7 +108,7 @@ export type SetMaxLinksResult =
   /** The account holds more links than the new cap; contract §6.1 forbids that state. */
   | { readonly outcome: 'below_held'; readonly linkCount: number };
 
-export interface AdminStore {
+export interface AdminStore extends Administration {
   readonly engine: 'sqlite' | 'postgres';
 
   findAccount(uid: number): Promise<AdminAccount | undefined>;

@@ -11,7 +11,8 @@ export const LINK_COLUMNS = 'short_code AS "shortCode", points_to AS "pointsTo",
 export const EXPORTED_LINK_COLUMNS = `${LINK_COLUMNS}, date_created AS "dateCreated"`;
 
 /** An `AccountRecord`. */
-export const ACCOUNT_COLUMNS = 'uid, date_created AS "dateCreated", max_links AS "maxLinks"';
+export const ACCOUNT_COLUMNS = 'uid, date_created AS "dateCreated", max_links AS "maxLinks", disabled';
 
 /** An `AdminAccount`. */
 export const ADMIN_ACCOUNT_COLUMNS = `${ACCOUNT_COLUMNS}, link_count AS "linkCount"`;
+

@@ -53,6 +53,12 @@ const WRITES: Readonly<Record<Exclude<keyof Store, 'engine' | 'ping' | 'close'>,
   findLink: false,
   readStats: false,
   foldStats: true,
+  rotateAccessCode: true,
+  deleteAccount: true,
+  listAccounts: false,
+  updateAccount: true,
+  searchLinks: false,
+  takeDownLink: true,
 };
 
 export function trackStorageHealth({ onDamaged }: StorageHealthOptions = {}): StorageHealth {

@@ -1,3 +1,5 @@
+import type { Administration } from './admin.ts';
+
 /**
  * The storage boundary. Every rule that needs atomicity (the link cap, unique shortcodes,
  * exact access counts) is settled inside one call here, by the database, never by a read
@@ -9,6 +11,8 @@ export interface AccountRecord {
   readonly uid: number;
   readonly dateCreated: string;
   readonly maxLinks: number;
+  /** Set by an administrator: the account's calls answer 403 and its links 410. */
+  readonly disabled: boolean;
 }
 
 export interface LinkRecord {
@@ -122,12 +126,26 @@ export interface FoldOptions {
   readonly daysBeforeHour?: number;
 }
 
-export interface Store {
+/**
+ * The server's store. It also carries the administration calls (`/v1/admin/…`), which the CLI's
+ * AdminStore runs through the same per-engine code (sqlite/administration.ts,
+ * postgres/administration.ts).
+ */
+export interface Store extends Administration {
   /** Which engine this is, for logs and health output. */
   readonly engine: string;
 
   createAccount(account: NewAccount): Promise<AccountRecord>;
   findAccountByCodeHash(codeHash: string): Promise<AccountRecord | undefined>;
+
+  /**
+   * Replaces the account's access-code digest, only while it is still `codeHash` (two racing
+   * rotations with one code: one wins). Undefined when the account or that digest is gone.
+   */
+  rotateAccessCode(uid: number, codeHash: string, newCodeHash: string): Promise<AccountRecord | undefined>;
+
+  /** Deletes the account and every link it holds, in one transaction; false when there was none. */
+  deleteAccount(uid: number): Promise<boolean>;
 
   /**
    * Inserts the link if its account holds fewer than MaxLinks links and the shortcode is

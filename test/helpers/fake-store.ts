@@ -47,7 +47,7 @@ export function createFakeStore(): FakeStore {
 
     async createAccount(account: NewAccount) {
       record('createAccount', account);
-      const created = { uid: nextUid++, dateCreated: account.dateCreated, maxLinks: account.maxLinks };
+      const created = { uid: nextUid++, dateCreated: account.dateCreated, maxLinks: account.maxLinks, disabled: false };
       accounts.set(created.uid, created);
       byCodeHash.set(account.codeHash, created.uid);
       return created;
@@ -124,6 +124,36 @@ export function createFakeStore(): FakeStore {
     async foldStats(options) {
       record('foldStats', options);
       return 0;
+    },
+
+    async rotateAccessCode(uid, codeHash, newCodeHash) {
+      record('rotateAccessCode', uid, codeHash, newCodeHash);
+      if (byCodeHash.get(codeHash) !== uid) return undefined;
+      byCodeHash.delete(codeHash);
+      byCodeHash.set(newCodeHash, uid);
+      return accounts.get(uid);
+    },
+
+    async deleteAccount(uid) {
+      record('deleteAccount', uid);
+      for (const [code, link] of links) if (link.createdBy === uid) links.delete(code);
+      for (const [hash, owner] of byCodeHash) if (owner === uid) byCodeHash.delete(hash);
+      return accounts.delete(uid);
+    },
+
+    // Administration is tested on the real engines (test/store/contract.ts); the domain's unit
+    // tests never reach it.
+    async listAccounts() {
+      throw new Error('fake store: listAccounts is not faked');
+    },
+    async updateAccount() {
+      throw new Error('fake store: updateAccount is not faked');
+    },
+    async searchLinks() {
+      throw new Error('fake store: searchLinks is not faked');
+    },
+    async takeDownLink() {
+      throw new Error('fake store: takeDownLink is not faked');
     },
 
     async ping() {

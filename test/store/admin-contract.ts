@@ -96,7 +96,7 @@ export function adminStoreContract(name: string, open: () => Promise<OpenedAdmin
         const dateCreated = '2026-11-22T04:12:49.123Z';
         const account = await admin.createAccount({ codeHash, dateCreated, maxLinks: 7 });
         assert.ok(Number.isSafeInteger(account.uid) && account.uid > 0, `uid ${account.uid}`);
-        assert.deepEqual(plain(account), { uid: account.uid, dateCreated, maxLinks: 7 });
+        assert.deepEqual(plain(account), { uid: account.uid, dateCreated, maxLinks: 7, disabled: false });
         assert.deepEqual(plain(await store.findAccountByCodeHash(codeHash)), plain(account));
       });
 

@@ -40,7 +40,7 @@ const SEED = [
 /** The same checks on either engine, through the current Store and AdminStore. */
 async function checkUpgraded(store: Store, admin: AdminStore): Promise<void> {
   const full = await store.findAccountByCodeHash(HASH_FULL);
-  assert.deepEqual({ ...full }, { uid: 1, dateCreated: CREATED, maxLinks: 2 });
+  assert.deepEqual({ ...full }, { uid: 1, dateCreated: CREATED, maxLinks: 2, disabled: false });
   assert.deepEqual((await store.listLinks(1)).map((link) => ({ ...link })), [
     { shortCode: 'old1', pointsTo: 'https://one.example/', createdBy: 1, accesses: 5 },
     { shortCode: 'old2', pointsTo: 'https://two.example/', createdBy: 1, accesses: 0 },
@@ -75,7 +75,11 @@ async function checkUpgraded(store: Store, admin: AdminStore): Promise<void> {
   assert.equal(await store.createLink(newLink('new2', 2)), 'created');
   const rows = ['imp1', 'old1', 'imp2'].map((shortCode) => ({ shortCode, pointsTo: 'https://imp.example/', accesses: 1, dateCreated: CREATED }));
   assert.deepEqual(await admin.importLinks(rows, { accountUid: 2, raiseCap: false, dryRun: false }), ['imported', 'taken', 'cap_reached']);
-  assert.deepEqual({ ...(await admin.findAccount(2)) }, { uid: 2, dateCreated: CREATED, maxLinks: 3, linkCount: 3 });
+  assert.deepEqual({ ...(await admin.findAccount(2)) }, { uid: 2, dateCreated: CREATED, maxLinks: 3, linkCount: 3, disabled: false });
+  // Old accounts can be disabled, rotated and deleted like new ones.
+  assert.equal((await admin.updateAccount(2, { disabled: true })).outcome, 'updated');
+  assert.equal((await store.listAccounts(1, 1))[0]?.disabled, true);
+  assert.equal((await admin.updateAccount(2, { disabled: false })).outcome, 'updated');
   assert.equal(await store.deleteLink('old2', 1), 'deleted');
   assert.equal(await store.createLink(newLink('new1', 1)), 'created');
 

@@ -5,7 +5,7 @@ import { createAccountService } from '../../src/accounts/account-service.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 
-const account = (uid: number) => ({ uid, dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 20 });
+const account = (uid: number) => ({ uid, dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 20, disabled: false });
 
 describe('createAccountCache', () => {
   test('answers a remembered account until its time is up, then forgets it', () => {

@@ -5,6 +5,7 @@ import type {
 import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, EXPORTED_LINK_COLUMNS } from '../columns.ts';
 import { predictImport } from '../import-plan.ts';
 import type { AccountRecord, NewAccount } from '../store.ts';
+import { administration } from './administration.ts';
 import { connect, type Sql } from './connection.ts';
 
 export interface PostgresAdminOptions {
@@ -31,6 +32,7 @@ export async function openPostgresAdminStore(options: PostgresAdminOptions): Pro
     return row;
   }
 
+  const admin = administration(sql);
   let closed = false;
 
   return {
@@ -48,16 +50,15 @@ export async function openPostgresAdminStore(options: PostgresAdminOptions): Pro
       return row!;
     },
 
-    async setMaxLinks(uid, maxLinks) {
-      return sql.begin(async (tx): Promise<SetMaxLinksResult> => {
-        const before = await findAccount(tx, uid, true);
-        if (before === undefined) return { outcome: 'not_found' };
-        if (before.linkCount > maxLinks) return { outcome: 'below_held', linkCount: before.linkCount };
-        const [after] = await tx<AdminAccount[]>`
-          UPDATE accounts SET max_links = ${maxLinks} WHERE uid = ${uid} RETURNING ${sql.unsafe(ADMIN_ACCOUNT_COLUMNS)}`;
-        return { outcome: 'updated', previous: before.maxLinks, account: after! };
-      });
+    async setMaxLinks(uid, maxLinks): Promise<SetMaxLinksResult> {
+      const result = await admin.updateAccount(uid, { maxLinks });
+      return result.outcome === 'updated' ? { ...result, previous: result.previous.maxLinks } : result;
     },
+
+    listAccounts: admin.listAccounts,
+    updateAccount: admin.updateAccount,
+    searchLinks: admin.searchLinks,
+    takeDownLink: admin.takeDownLink,
 
     async *exportLinks(): AsyncGenerator<ExportedLink> {
       // One statement read through a cursor: a single snapshot, fetched a page at a time.

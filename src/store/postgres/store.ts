@@ -15,6 +15,7 @@ import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, FoldOptions, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink,
   PingOptions, ResolvedLink, StatsRows, StatsScope, Store, UpdateLinkResult,
 } from '../store.ts';
+import { administration } from './administration.ts';
 import { connect } from './connection.ts';
 import { guarded, refusedByServer } from './errors.ts';
 
@@ -217,6 +218,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     return accounts.map((a) => byHash.get(a.codeHash)!);
   }, { retryAlone: refusedByServer, timeoutMs });
 
+  const admin = administration(sql);
   let closed = false;
 
   return {
@@ -230,6 +232,30 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const [row] = await timed(() => sql<AccountRecord[]>`
         SELECT ${sql.unsafe(ACCOUNT_COLUMNS)} FROM accounts WHERE code_hash = ${codeHash}`);
       return row;
+    },
+
+    rotateAccessCode(uid, codeHash, newCodeHash) {
+      return timed(() => admin.rotateAccessCode(uid, codeHash, newCodeHash));
+    },
+
+    deleteAccount(uid) {
+      return timed(() => admin.deleteAccount(uid));
+    },
+
+    listAccounts(after, limit) {
+      return timed(() => admin.listAccounts(after, limit));
+    },
+
+    updateAccount(uid, changes) {
+      return timed(() => admin.updateAccount(uid, changes));
+    },
+
+    searchLinks(search) {
+      return timed(() => admin.searchLinks(search));
+    },
+
+    takeDownLink(shortCode) {
+      return timed(() => admin.takeDownLink(shortCode));
     },
 
     createLink(link: NewLink) {

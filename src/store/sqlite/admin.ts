@@ -1,10 +1,11 @@
 import type { SqliteSynchronous } from '../../config.ts';
 import type {
-  AdminAccount, AdminStore, ExportedLink, ImportLink, ImportOptions, ImportOutcome, SetMaxLinksResult,
+  AdminStore, ExportedLink, ImportLink, ImportOptions, ImportOutcome, SetMaxLinksResult,
 } from '../admin.ts';
-import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, EXPORTED_LINK_COLUMNS } from '../columns.ts';
+import { ACCOUNT_COLUMNS, EXPORTED_LINK_COLUMNS } from '../columns.ts';
 import { predictImport } from '../import-plan.ts';
 import type { AccountRecord, NewAccount } from '../store.ts';
+import { accountOf, prepareAdministration } from './administration.ts';
 import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
 import { connect } from './connection.ts';
 
@@ -24,11 +25,9 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
   const db = await connect({ ...options, busyTimeoutMs: 5000, lockWaitMs: 5000 });
 
   const statements = {
-    findAccount: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid = ?`),
     insertAccount: db.prepare(
       `INSERT INTO accounts (code_hash, date_created, max_links) VALUES (?, ?, ?) RETURNING ${ACCOUNT_COLUMNS}`,
     ),
-    setMaxLinks: db.prepare(`UPDATE accounts SET max_links = ? WHERE uid = ? AND link_count <= ? RETURNING ${ADMIN_ACCOUNT_COLUMNS}`),
     linkExists: db.prepare('SELECT 1 AS found FROM links WHERE short_code = ?'),
     takeSlot: db.prepare(TAKE_SLOT),
     giveBackSlot: db.prepare(GIVE_BACK_SLOT),
@@ -52,9 +51,8 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
     }
   }
 
-  function findAccount(uid: number): AdminAccount | undefined {
-    return statements.findAccount.get(uid) as AdminAccount | undefined;
-  }
+  const administration = prepareAdministration(db);
+  const { findAccount } = administration;
 
   let closed = false;
 
@@ -66,17 +64,30 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
     },
 
     async createAccount(account: NewAccount) {
-      return statements.insertAccount.get(account.codeHash, account.dateCreated, account.maxLinks) as unknown as AccountRecord;
+      return accountOf<AccountRecord>(statements.insertAccount.get(account.codeHash, account.dateCreated, account.maxLinks));
     },
 
     async setMaxLinks(uid, maxLinks) {
       return transaction((): SetMaxLinksResult => {
-        const before = findAccount(uid);
-        if (before === undefined) return { outcome: 'not_found' };
-        const after = statements.setMaxLinks.get(maxLinks, uid, maxLinks) as AdminAccount | undefined;
-        if (after === undefined) return { outcome: 'below_held', linkCount: before.linkCount };
-        return { outcome: 'updated', previous: before.maxLinks, account: after };
+        const result = administration.updateAccount(uid, { maxLinks });
+        return result.outcome === 'updated' ? { ...result, previous: result.previous.maxLinks } : result;
       });
+    },
+
+    async listAccounts(after, limit) {
+      return administration.listAccounts(after, limit);
+    },
+
+    async updateAccount(uid, changes) {
+      return transaction(() => administration.updateAccount(uid, changes));
+    },
+
+    async searchLinks(search) {
+      return administration.searchLinks(search);
+    },
+
+    async takeDownLink(shortCode) {
+      return transaction(() => administration.takeDownLink(shortCode));
     },
 
     async *exportLinks(): AsyncGenerator<ExportedLink> {

@@ -21,6 +21,7 @@ import type {
   PingOptions, ResolvedLink, StatsRows, StatsScope, UpdateLinkResult,
 } from '../store.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../deadline.ts';
+import { accountOf, prepareAdministration } from './administration.ts';
 import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
 import { isBusy, retryWhileBusy } from './busy.ts';
 import { startCheckpointer } from './checkpointer.ts';
@@ -311,6 +312,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     return rows.length;
   }
 
+  const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
   const statsByScope = {
     link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
@@ -325,12 +327,39 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
 
     createAccount(account: NewAccount) {
       return writes.run(
-        () => statements.insertAccount.get(account.codeHash, account.dateCreated, account.maxLinks) as unknown as AccountRecord,
+        () => accountOf<AccountRecord>(statements.insertAccount.get(account.codeHash, account.dateCreated, account.maxLinks)),
       );
     },
 
     findAccountByCodeHash(codeHash: string) {
-      return read(() => statements.findAccount.get(codeHash) as AccountRecord | undefined);
+      return read(() => {
+        const row = statements.findAccount.get(codeHash);
+        return row === undefined ? undefined : accountOf<AccountRecord>(row);
+      });
+    },
+
+    rotateAccessCode(uid, codeHash, newCodeHash) {
+      return writes.run(() => administration.rotateAccessCode(uid, codeHash, newCodeHash));
+    },
+
+    deleteAccount(uid) {
+      return writes.run(() => administration.deleteAccount(uid));
+    },
+
+    listAccounts(after, limit) {
+      return read(() => administration.listAccounts(after, limit));
+    },
+
+    updateAccount(uid, changes) {
+      return writes.run(() => administration.updateAccount(uid, changes));
+    },
+
+    searchLinks(search) {
+      return read(() => administration.searchLinks(search));
+    },
+
+    takeDownLink(shortCode) {
+      return writes.run(() => administration.takeDownLink(shortCode));
     },
 
     createLink(link: NewLink) {

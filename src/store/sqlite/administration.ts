@@ -1,0 +1,97 @@
+/**
+ * Account control and administration for SQLite, written once for the server's store and the
+ * CLI's admin store (the same name as ../postgres/administration.ts). Every function is
+ * synchronous and expects its caller's transaction: the store runs writes in its write batch
+ * and reads in its shared read, the admin store in its own `BEGIN IMMEDIATE`.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+import type { AccountChanges, AdminAccount, FoundLink, LinkSearch, UpdateAccountResult } from '../admin.ts';
+import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
+import { detailsOf, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
+import type { AccountRecord, LinkRecord } from '../store.ts';
+import { GIVE_BACK_SLOT } from './cap.ts';
+
+/** SQLite keeps `disabled` as 0 or 1; the records say true or false. */
+export function accountOf<T extends AccountRecord>(row: unknown): T {
+  const record = row as Record<string, unknown>;
+  return { ...record, disabled: record.disabled === 1 } as unknown as T;
+}
+
+export interface SqliteAdministration {
+  rotateAccessCode(uid: number, codeHash: string, newCodeHash: string): AccountRecord | undefined;
+  deleteAccount(uid: number): boolean;
+  findAccount(uid: number): AdminAccount | undefined;
+  listAccounts(after: number, limit: number): AdminAccount[];
+  updateAccount(uid: number, changes: AccountChanges): UpdateAccountResult;
+  searchLinks(search: LinkSearch): FoundLink[];
+  takeDownLink(shortCode: string): LinkRecord | undefined;
+}
+
+export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
+  const statements = {
+    rotate: db.prepare(`UPDATE accounts SET code_hash = ?3 WHERE uid = ?1 AND code_hash = ?2 RETURNING ${ACCOUNT_COLUMNS}`),
+    deleteLinksOf: db.prepare('DELETE FROM links WHERE created_by = ?'),
+    deleteAccount: db.prepare('DELETE FROM accounts WHERE uid = ?'),
+    findAccount: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid = ?`),
+    listAccounts: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid > ? ORDER BY uid LIMIT ?`),
+    updateAccount: db.prepare(
+      `UPDATE accounts SET max_links = coalesce(?2, max_links), disabled = coalesce(?3, disabled)
+       WHERE uid = ?1 AND link_count <= coalesce(?2, max_links) RETURNING ${ADMIN_ACCOUNT_COLUMNS}`,
+    ),
+    // instr() rather than LIKE: the text needs no escaping of % and _.
+    searchLinks: db.prepare(
+      `SELECT id, ${LINK_DETAILS_COLUMNS} FROM links
+       WHERE id > ?1
+         AND (?2 IS NULL OR instr(lower(short_code), ?2) > 0 OR instr(lower(points_to), ?2) > 0
+              OR instr(lower(coalesce(title, '')), ?2) > 0)
+         AND (?3 IS NULL OR instr(lower(points_to), ?3) > 0 OR instr(lower(points_to), ?4) > 0)
+       ORDER BY id LIMIT ?5`,
+    ),
+    takeDown: db.prepare(`DELETE FROM links WHERE short_code = ? RETURNING ${LINK_COLUMNS}`),
+    giveBackSlot: db.prepare(GIVE_BACK_SLOT),
+  };
+
+  function findAccount(uid: number): AdminAccount | undefined {
+    const row = statements.findAccount.get(uid);
+    return row === undefined ? undefined : accountOf<AdminAccount>(row);
+  }
+
+  return {
+    rotateAccessCode(uid, codeHash, newCodeHash) {
+      const row = statements.rotate.get(uid, codeHash, newCodeHash);
+      return row === undefined ? undefined : accountOf<AccountRecord>(row);
+    },
+
+    deleteAccount(uid) {
+      statements.deleteLinksOf.run(uid);
+      return statements.deleteAccount.run(uid).changes === 1;
+    },
+
+    findAccount,
+
+    listAccounts(after, limit) {
+      return statements.listAccounts.all(after, limit).map((row) => accountOf<AdminAccount>(row));
+    },
+
+    updateAccount(uid, { maxLinks, disabled }) {
+      const before = findAccount(uid);
+      if (before === undefined) return { outcome: 'not_found' };
+      const row = statements.updateAccount.get(uid, maxLinks ?? null, disabled === undefined ? null : Number(disabled));
+      if (row === undefined) return { outcome: 'below_held', linkCount: before.linkCount };
+      return { outcome: 'updated', previous: before, account: accountOf<AdminAccount>(row) };
+    },
+
+    searchLinks({ after, limit, text, targetContains = [] }) {
+      const rows = statements.searchLinks.all(
+        after, text ?? null, targetContains[0] ?? null, targetContains[1] ?? targetContains[0] ?? null, limit,
+      );
+      return rows.map((row) => ({ id: Number(row.id), link: detailsOf(row as unknown as LinkDetailsRow) }));
+    },
+
+    takeDownLink(shortCode) {
+      const row = statements.takeDown.get(shortCode) as LinkRecord | undefined;
+      if (row !== undefined) statements.giveBackSlot.run(row.createdBy);
+      return row === undefined ? undefined : { ...row };
+    },
+  };
+}
