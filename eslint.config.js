@@ -83,7 +83,7 @@ export default defineConfig(
   // object's options for a rule replace an earlier one's.
   {
     name: 'shortlink/layering/domain',
-    files: ['src/links/**', 'src/accounts/**'],
+    files: ['src/links/**', 'src/accounts/**', 'src/admin/**'],
     rules: { 'no-restricted-imports': restrictImports([HTTP, STORE_BACKEND, CONFIG, METRICS], DRIVERS) },
   },
   {

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createAccountService } from './accounts/account-service.ts';
+import { createAdminService } from './admin/admin-service.ts';
 import type { Config } from './config.ts';
 import { createFastify } from './http/create-fastify.ts';
 import { registerErrorHandlers } from './http/error-handlers.ts';
@@ -20,6 +21,7 @@ import { createRequestDeadline } from './http/request-deadline.ts';
 import { RequestLog } from './http/request-log.ts';
 import { createAuthenticate } from './http/route-helpers.ts';
 import { registerAccountRoutes } from './http/routes/accounts.ts';
+import { registerAdminRoutes } from './http/routes/admin.ts';
 import { registerHealthRoutes, type ReadinessCheck } from './http/routes/health.ts';
 import { registerLinkRoutes } from './http/routes/links.ts';
 import { registerMetricsRoute } from './http/routes/metrics.ts';
@@ -30,7 +32,8 @@ import { loadCountryDatabase } from './stats/country-database.ts';
 import { startStatsFolding } from './stats/folding.ts';
 import { createStatsService } from './stats/stats-service.ts';
 import { hourOf, type Visit } from './stats/visit.ts';
-import { createLinkService } from './links/link-service.ts';
+import { refuseDisabledAccounts, refusingStore } from './links/disabled-accounts.ts';
+import { createLinkService, type LinkServiceDeps } from './links/link-service.ts';
 import { instrumentStore } from './metrics/instrumented-store.ts';
 import { trackStorageHealth } from './store/storage-health.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -89,14 +92,16 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   registerErrorHandlers(app);
   registerCors(app, config.cors);
 
-  const accounts = createAccountService({ store, clock, defaultMaxLinks: config.defaultMaxLinks });
-  const links = createLinkService({
+  const accounts = createAccountService({ store, clock, defaultMaxLinks: config.defaultMaxLinks, registrationOpen: config.registrationOpen });
+  const linkDeps: LinkServiceDeps = {
     store,
     clock,
     ownOrigin: new URL(config.baseUrl).origin,
     blockedHosts: config.blockedHosts,
     selfHosts: config.selfHosts,
-  });
+  };
+  // A disabled account's link calls are refused after their parameters are checked (§7).
+  const links = refuseDisabledAccounts(createLinkService(linkDeps), createLinkService({ ...linkDeps, store: refusingStore(store) }));
   let rateLimitCounters = counters;
   if (rateLimitCounters === undefined) {
     const own = createCounters(config);
@@ -144,6 +149,10 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
     links, rateLimits, redirectStatus: config.redirectStatus, visitOf, onVisit: (visit) => metrics.visitRecorded(visit.bot),
   });
   registerStatsRoutes(app, { stats: createStatsService({ store, clock }), authenticate, rateLimits });
+  if (config.adminToken !== undefined) {
+    const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid) });
+    registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl });
+  }
   registerHealthRoutes(app, {
     checks: [{ name: 'storage', check: () => storageHealth.check(store) }, ...rateLimitCounters.readiness, ...readiness],
     isClosing: () => draining() || isClosing(),

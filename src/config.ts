@@ -106,6 +106,10 @@ export interface Config {
    * later whatever it waits for.
    */
   readonly storageTimeoutMs: number;
+  /** REGISTRATION: false (closed) refuses `new_account`; operators create accounts with the CLI. */
+  readonly registrationOpen: boolean;
+  /** ADMIN_TOKEN: the Bearer token of `/v1/admin/…`; those routes do not exist when undefined. */
+  readonly adminToken: string | undefined;
   /** Which other origins' pages may call the API from a browser (`CORS_ORIGINS`); none by default. */
   readonly cors: CorsConfig;
   /** Record visit statistics (`STATS`, default on; CONTRACT §7.4). */
@@ -426,6 +430,21 @@ export function loadConfig(env: Env = process.env): Config {
     } else storageTimeoutMs = parsed;
   }
 
+  let registrationOpen = true;
+  const rawRegistration = text('REGISTRATION');
+  if (rawRegistration !== undefined) {
+    const lower = rawRegistration.toLowerCase();
+    if (lower === 'open' || lower === 'closed') registrationOpen = lower === 'open';
+    else problems.push(`REGISTRATION must be "open" or "closed", got ${quote(rawRegistration)}`);
+  }
+
+  // Whoever holds it can disable any account and take any link down: long enough that
+  // guessing is hopeless, and printable so that it survives a header. Never echoed.
+  const adminToken = text('ADMIN_TOKEN');
+  if (adminToken !== undefined && !/^[\x21-\x7e]{32,256}$/.test(adminToken)) {
+    problems.push(`ADMIN_TOKEN must be 32 to 256 printable ASCII characters without spaces (got ${adminToken.length} characters); generate one with: openssl rand -hex 32`);
+  }
+
   const origins: string[] = [];
   let anyForPublic = false;
   for (const entry of (text('CORS_ORIGINS') ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '')) {
@@ -483,6 +502,8 @@ export function loadConfig(env: Env = process.env): Config {
     cors: Object.freeze({ origins: Object.freeze(origins), anyForPublic }),
     stats,
     statsHourlyDays,
+    registrationOpen,
+    adminToken,
   });
 }
 

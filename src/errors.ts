@@ -14,6 +14,10 @@ export const ErrorCode = {
   Unauthenticated: 'unauthenticated',
   /** The account already holds MaxLinks links. */
   LinkCapReached: 'link_cap_reached',
+  /** REGISTRATION=closed: accounts are made by operators only. */
+  RegistrationClosed: 'registration_closed',
+  /** No account has this uid (administration). */
+  AccountNotFound: 'account_not_found',
   /** The link exists but belongs to another account. */
   NotOwner: 'not_owner',
   /** The link exists but no longer resolves: expired, at its visit limit, or disabled. */

@@ -4,15 +4,22 @@ import type { AccountRecord } from '../store/store.ts';
  * Remembers accounts found by access-code digest for a short time, so a client making many
  * calls with one access code costs one indexed lookup per `ttlMs` instead of one per call.
  *
- * Safe because an account never changes except its MaxLinks, and only `shortlink admin`
- * (another process) changes that: a running server shows the new value within `ttlMs`. The
- * cap itself is always enforced by the database, never from this copy. Accounts are never
- * deleted. Unknown codes are not remembered, so guessing cannot fill the memory; the size is
- * bounded and the oldest entry goes first.
+ * An account changes in four ways, and each is seen within `ttlMs` everywhere (ADR 18):
+ * its MaxLinks and its disabled flag (an administrator, through `/v1/admin/…` or the CLI), its
+ * access code (rotation) and its existence (deletion). The process that makes the change
+ * evicts at once (`evict`, `evictAccount`); every other process, worker or instance stops
+ * using its copy when the entry expires, which is why the TTL stays well under the contract's
+ * "within 1 s". The cap itself is always enforced by the database, never from this copy.
+ * Unknown codes are not remembered, so guessing cannot fill the memory; the size is bounded
+ * and the oldest entry goes first.
  */
 export interface AccountCache {
   get(codeHash: string): AccountRecord | undefined;
   set(codeHash: string, account: AccountRecord): void;
+  /** Forgets one access code's entry (its account was rotated or deleted here). */
+  evict(codeHash: string): void;
+  /** Forgets every entry of the account (an administrator changed or deleted it here). */
+  evictAccount(uid: number): void;
 }
 
 export function createAccountCache({
@@ -40,6 +47,13 @@ export function createAccountCache({
       entries.delete(codeHash); // re-inserted at the end: insertion order is age order
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       entries.set(codeHash, { account, expires: now() + ttlMs });
+    },
+    evict(codeHash) {
+      entries.delete(codeHash);
+    },
+    evictAccount(uid) {
+      // A scan of at most maxEntries, for a rare administrator's action.
+      for (const [codeHash, entry] of entries) if (entry.account.uid === uid) entries.delete(codeHash);
     },
   };
 }

@@ -15,6 +15,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.Unauthenticated]: 401,
   [ErrorCode.LinkCapReached]: 403,
   [ErrorCode.NotOwner]: 403,
+  [ErrorCode.RegistrationClosed]: 403,
+  [ErrorCode.AccountNotFound]: 404,
   [ErrorCode.LinkNotFound]: 404,
   [ErrorCode.LinkGone]: 410,
   [ErrorCode.AccountDisabled]: 403,

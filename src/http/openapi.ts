@@ -67,6 +67,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           ...(config.metricsToken === undefined
             ? {}
             : { [SecurityScheme.Metrics]: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, for /metrics' } }),
+          ...(config.adminToken === undefined
+            ? {}
+            : { [SecurityScheme.Admin]: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for /v1/admin/… (never an access code)' } }),
         },
       },
     },

@@ -8,6 +8,9 @@ export const Operation = {
   UpdateLink: 'update link',
   GetAccount: 'get account information',
   GetStatistics: 'get statistics',
+  RotateAccessCode: 'rotate access code',
+  DeleteAccount: 'delete account',
+  Administer: 'administer',
   Other: 'handle request',
 } as const;
 

@@ -4,8 +4,9 @@
  * requires.
  */
 import type { Account as AccountRecord } from '../accounts/account-service.ts';
+import type { AdminAccount as AdminAccountRecord } from '../store/admin.ts';
 import type { LinkDetailsRecord, LinkRecord } from '../store/store.ts';
-import type { Account, Link, LinkDetails } from './schemas.ts';
+import type { Account, AdminAccount, Link, LinkDetails } from './schemas.ts';
 
 export function linkBody(link: LinkRecord): Link {
   return { ShortCode: link.shortCode, PointsTo: link.pointsTo, CreatedBy: link.createdBy, Accesses: link.accesses };
@@ -29,4 +30,15 @@ export function linkDetailsBody(link: LinkDetailsRecord): LinkDetails {
 /** Carries the access code: the route answering it must forbid caching. */
 export function accountBody(account: AccountRecord): Account {
   return { Uid: account.uid, AccessCode: account.accessCode, DateCreated: account.dateCreated, MaxLinks: account.maxLinks };
+}
+
+/** Never carries an access code: the store keeps only its digest. */
+export function adminAccountBody(account: AdminAccountRecord): AdminAccount {
+  return {
+    Uid: account.uid,
+    DateCreated: account.dateCreated,
+    MaxLinks: account.maxLinks,
+    Links: account.linkCount,
+    Disabled: account.disabled,
+  };
 }

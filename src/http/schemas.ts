@@ -42,7 +42,7 @@ export const LinkDetailsSchema = Type.Object(
   { $id: 'LinkDetails', description: 'A short link with the details its owner sees' },
 );
 
-/** A link as its owner sees it (`GET /v1/links`, `PATCH /v1/link`). */
+/** A link as its owner sees it (`GET /v1/links`, `PATCH /v1/link`) or an administrator (`GET /v1/admin/links`). */
 export type LinkDetails = Static<typeof LinkDetailsSchema>;
 
 export const AccountSchema = Type.Object(
@@ -57,6 +57,42 @@ export const AccountSchema = Type.Object(
 
 /** An account on the wire (`/v1/new_account`, `/v1/get_account`), its access code included. */
 export type Account = Static<typeof AccountSchema>;
+
+export const AdminAccountSchema = Type.Object(
+  {
+    Uid: Type.Integer({ description: 'Account number' }),
+    DateCreated: Type.String({ description: 'ISO 8601 creation time' }),
+    MaxLinks: Type.Integer({ description: 'How many links the account may hold at once' }),
+    Links: Type.Integer({ description: 'How many links it holds now' }),
+    Disabled: Type.Boolean({ description: 'True when its calls answer 403 and its links 410' }),
+  },
+  { $id: 'AdminAccount', description: 'An account as an administrator sees it (never its access code)' },
+);
+
+/** An account on the wire of `/v1/admin/accounts` and `/v1/admin/account`. */
+export type AdminAccount = Static<typeof AdminAccountSchema>;
+
+export const AdminAccountsQuery = Type.Object({
+  limit: Type.Optional(Type.String({ description: 'Accounts per page, 1 to 1000 (default 100)' })),
+  cursor: Type.Optional(Type.String({ description: 'Opaque: from the previous page\'s Link header' })),
+});
+
+export const AdminAccountUpdate = Type.Object({
+  uid: Type.Optional(Type.String({ description: 'Uid of the account (required)' })),
+  max_links: Type.Optional(Type.String({ description: 'New MaxLinks, 0 to 1000000000, not below the links it holds' })),
+  disabled: Type.Optional(Type.String({ enum: ['true', 'false'], description: 'true disables the account, false enables it' })),
+});
+
+export const AdminLinksQuery = Type.Object({
+  host: Type.Optional(Type.String({ description: 'Targets on this host or its subdomains (e.g. example.com)' })),
+  q: Type.Optional(Type.String({ description: 'Case-insensitive text in the shortcode, target or title' })),
+  limit: Type.Optional(Type.String({ description: 'Links per page, 1 to 1000 (default 100)' })),
+  cursor: Type.Optional(Type.String({ description: 'Opaque: from the previous page\'s Link header' })),
+});
+
+export const AdminTakeDownQuery = Type.Object({
+  short: Type.Optional(Type.String({ description: 'Shortcode of the link to take down (required)' })),
+});
 
 export const ShortcodeParams = Type.Object({
   code: Type.String({
@@ -222,6 +258,7 @@ export const SecurityScheme = {
   Bearer: 'bearerAccessCode',
   Header: 'accessCodeHeader',
   Metrics: 'metricsToken',
+  Admin: 'adminToken',
 } as const;
 
 /**
@@ -229,6 +266,9 @@ export const SecurityScheme = {
  * ACCESS_CODE_SECURITY (an operation that forgets its `security` is documented as protected).
  */
 export const PUBLIC_SECURITY: readonly Readonly<Record<string, readonly string[]>>[] = [];
+
+/** The admin token (`ADMIN_TOKEN`) as a Bearer token; no access code opens these routes. */
+export const ADMIN_SECURITY: readonly Readonly<Record<string, readonly string[]>>[] = [{ [SecurityScheme.Admin]: [] }];
 
 /** Any one of the three ways of sending an access code (contract §3). */
 export const ACCESS_CODE_SECURITY: readonly Readonly<Record<string, readonly string[]>>[] = [
@@ -251,10 +291,10 @@ export function textResponse(description: string, example?: string) {
 const ERROR_WHEN: Readonly<Record<number, { when: string; reason: string }>> = {
   400: { when: 'Missing or invalid parameter, a parameter given twice, two different access codes or two Authorization headers', reason: 'the parameter "url" is required' },
   401: { when: 'No valid access code (missing, malformed, unknown, or sent with a scheme other than Bearer)', reason: 'the access code is not valid' },
-  403: { when: 'Link cap reached, or the link belongs to another account', reason: 'the account already holds its maximum of 20 links' },
+  403: { when: 'Link cap reached, the link belongs to another account, or the account is disabled', reason: 'the account already holds its maximum of 20 links' },
   404: { when: 'No such shortcode', reason: 'no link has this shortcode' },
   410: { when: 'The link exists but no longer resolves: expired, at its visit limit, or disabled', reason: 'the link has expired' },
-  405: { when: 'HEAD on an endpoint that creates things', reason: 'HEAD is not allowed here; use GET, POST' },
+  405: { when: 'A method this path does not serve (HEAD never creates or changes anything)', reason: 'HEAD is not allowed here; use GET, POST' },
   409: { when: 'The chosen shortcode is already taken', reason: 'the shortcode "my-link" is already taken' },
   413: { when: 'Request body over 64 KiB', reason: 'the request body is too large' },
   415: { when: 'A body that is neither JSON nor a URL-encoded form', reason: 'the body must be JSON or a URL-encoded form' },

@@ -87,3 +87,25 @@ describe('authentication through the cache', () => {
     await store.close();
   });
 });
+
+describe('account cache eviction', () => {
+  test('evict forgets one access code at once, before its entry expires', () => {
+    const cache = createAccountCache({ ttlMs: 1000, maxEntries: 10, now: () => 0 });
+    cache.set('a', account(1));
+    cache.set('b', account(2));
+    cache.evict('a');
+    assert.equal(cache.get('a'), undefined);
+    assert.deepEqual(cache.get('b'), account(2));
+  });
+
+  test('evictAccount forgets every code of one account and keeps the others', () => {
+    const cache = createAccountCache({ ttlMs: 1000, maxEntries: 10, now: () => 0 });
+    cache.set('a', account(1));
+    cache.set('a2', account(1));
+    cache.set('b', account(2));
+    cache.evictAccount(1);
+    assert.equal(cache.get('a'), undefined);
+    assert.equal(cache.get('a2'), undefined);
+    assert.deepEqual(cache.get('b'), account(2));
+  });
+});
