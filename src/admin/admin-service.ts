@@ -6,8 +6,8 @@
  */
 import { domainToUnicode } from 'node:url';
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
-import type { AdminAccount, FoundLink } from '../store/admin.ts';
-import type { LinkDetailsRecord, LinkRecord, Store } from '../store/store.ts';
+import type { AdminAccount, Administration, FoundLink } from '../store/admin.ts';
+import type { LinkDetailsRecord, LinkRecord } from '../store/store.ts';
 
 /** One page of a list; `next` is the cursor of the following page, undefined on the last. */
 export interface Page<T> {
@@ -40,7 +40,8 @@ export interface AdminService {
 }
 
 export interface AdminServiceDeps {
-  readonly store: Store;
+  /** The server's Store, or the CLI's AdminStore: both run the same per-engine code. */
+  readonly store: Administration;
   /** Told about every account this service changed, so that cached copies go at once. */
   readonly accountChanged: (uid: number) => void;
 }

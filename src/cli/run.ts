@@ -8,6 +8,7 @@ import { CliFailure, ExitCode, UsageError, type CliContext, type Command } from 
 import { exportLinks, setMaxLinks } from './commands/admin-commands.ts';
 import { accountCreate, accountInfo, deleteLink, links, resolve, shorten, stats } from './commands/api-commands.ts';
 import { importLinks } from './commands/import-command.ts';
+import { disableAccount, enableAccount, listAccounts, searchLinks, takeDown } from './commands/moderation-commands.ts';
 import { migrate, serve } from './commands/server-commands.ts';
 
 const GROUPS: readonly { readonly title: string; readonly commands: readonly Command[] }[] = [
@@ -16,7 +17,10 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
     title: 'Your account and links, through a running server (--server URL, default http://localhost:8080)',
     commands: [accountCreate, accountInfo, shorten, links, resolve, deleteLink, stats],
   },
-  { title: 'Administration, directly on the database named by DATABASE_URL', commands: [setMaxLinks, exportLinks, importLinks] },
+  {
+    title: 'Administration, directly on the database named by DATABASE_URL',
+    commands: [listAccounts, setMaxLinks, disableAccount, enableAccount, searchLinks, takeDown, exportLinks, importLinks],
+  },
 ];
 
 const COMMANDS = new Map(GROUPS.flatMap((group) => group.commands.map((command) => [command.name, command] as const)));

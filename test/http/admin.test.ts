@@ -111,7 +111,7 @@ describe('GET /v1/admin/accounts', () => {
     let path: string | undefined = '/v1/admin/accounts?limit=2';
     let pages = 0;
     while (path !== undefined) {
-      const response = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${TOKEN}` } });
+      const response: Awaited<ReturnType<FastifyInstance['inject']>> = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${TOKEN}` } });
       assert.equal(response.statusCode, 200, response.body);
       seen.push(...(response.json() as AdminAccount[]).map((a) => a.Uid));
       path = nextPath(response.headers.link);
@@ -124,7 +124,7 @@ describe('GET /v1/admin/accounts', () => {
 
   test('refuses a bad limit or cursor (400) and a repeated parameter', async (t) => {
     const { app } = await appFor(t, { adminToken: TOKEN });
-    for (const query of [{ limit: '0' }, { limit: '1001' }, { limit: 'ten' }, { cursor: 'abc' }, { cursor: '-1' }]) {
+    for (const query of [{ limit: '0' }, { limit: '1001' }, { limit: 'ten' }, { cursor: 'abc' }, { cursor: '-1' }] as Record<string, string>[]) {
       assertError(await admin(app, 'GET', '/v1/admin/accounts', query), 400, 'administer');
     }
     assertError(await app.inject({ method: 'GET', url: '/v1/admin/accounts?limit=1&limit=2', headers: { authorization: `Bearer ${TOKEN}` } }), 400, 'administer');
@@ -159,7 +159,7 @@ describe('PATCH /v1/admin/account', () => {
     await createLinkOk(app, code, { url: 'https://example.com/1' });
     await createLinkOk(app, code, { url: 'https://example.com/2' });
     for (const query of [{}, { max_links: '3' }, { uid: String(uid) }, { uid: 'x', max_links: '3' }, { uid: String(uid), max_links: '-1' },
-      { uid: String(uid), max_links: '1000000001' }, { uid: String(uid), disabled: 'yes' }]) {
+      { uid: String(uid), max_links: '1000000001' }, { uid: String(uid), disabled: 'yes' }] as Record<string, string>[]) {
       assertError(await admin(app, 'PATCH', '/v1/admin/account', query), 400, 'administer');
     }
     const unknown = await admin(app, 'PATCH', '/v1/admin/account', { uid: String(uid + 1000), max_links: '3' });
@@ -225,7 +225,7 @@ describe('GET /v1/admin/links', () => {
     const seen: string[] = [];
     let path: string | undefined = '/v1/admin/links?host=phish.example&limit=1';
     while (path !== undefined) {
-      const response = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${TOKEN}` } });
+      const response: Awaited<ReturnType<FastifyInstance['inject']>> = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${TOKEN}` } });
       assert.equal(response.statusCode, 200, response.body);
       seen.push(...codes(response));
       path = nextPath(response.headers.link);

@@ -30,6 +30,8 @@ describe('loadConfig defaults', () => {
     assert.equal(config.redirectStatus, 302);
     assert.equal(config.metricsToken, undefined);
     assert.equal(config.storageTimeoutMs, 5000);
+    assert.equal(config.registrationOpen, true);
+    assert.equal(config.adminToken, undefined);
   });
 
   test('derives the default BASE_URL from PORT', () => {
@@ -148,6 +150,32 @@ describe('loadConfig: REDIRECT_STATUS and METRICS_TOKEN', () => {
       const error = configError({ METRICS_TOKEN: token });
       assert.match(error.message, /METRICS_TOKEN/);
       assert.ok(!error.message.includes(token), 'a secret is never repeated on stderr');
+    }
+  });
+});
+
+describe('loadConfig: REGISTRATION and ADMIN_TOKEN', () => {
+  test('reads REGISTRATION open or closed, in any case', () => {
+    assert.equal(loadConfig({ REGISTRATION: 'closed' }).registrationOpen, false);
+    assert.equal(loadConfig({ REGISTRATION: 'CLOSED' }).registrationOpen, false);
+    assert.equal(loadConfig({ REGISTRATION: 'open' }).registrationOpen, true);
+  });
+
+  test('refuses any other REGISTRATION', () => {
+    assert.match(configError({ REGISTRATION: 'invite' }).message, /REGISTRATION must be "open" or "closed", got "invite"/);
+  });
+
+  test('reads an ADMIN_TOKEN of 32 or more printable characters', () => {
+    const token = 'k'.repeat(32);
+    assert.equal(loadConfig({ ADMIN_TOKEN: token }).adminToken, token);
+  });
+
+  test('refuses a short, spaced or non-ASCII ADMIN_TOKEN in one line, without echoing it', () => {
+    for (const token of ['k'.repeat(31), `${'k'.repeat(20)} ${'k'.repeat(20)}`, `${'k'.repeat(40)}é`, 'k'.repeat(257)]) {
+      const error = configError({ ADMIN_TOKEN: token });
+      assert.match(error.message, /^Unable to start: ADMIN_TOKEN must be 32 to 256 printable ASCII characters/);
+      assert.ok(!error.message.includes(token), 'a secret is never repeated on stderr');
+      assert.ok(!error.message.includes('\n'));
     }
   });
 });

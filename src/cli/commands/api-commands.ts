@@ -3,7 +3,9 @@
  */
 import { ShortlinkClient, type Link, type Statistics, type StatsOptions } from '../../../packages/client/src/index.ts';
 import { ACCESS_CODE_VARIABLE, readAccessCode, reserveCodeFile } from '../access-code-source.ts';
-import { CliFailure, parseCommand, UsageError, type CliContext, type Command } from '../command.ts';
+import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
+import type { Account } from '../../http/schemas.ts';
+import { configOf } from './server-commands.ts';
 
 export const DEFAULT_SERVER = 'http://localhost:8080';
 export const SERVER_VARIABLE = 'SHORTLINK_SERVER';
@@ -50,6 +52,28 @@ function authenticatedClient(command: Command, context: CliContext, values: { se
   return clientFor(baseUrl, readAccessCode(context.env, values['code-file']));
 }
 
+/** An account made in the database itself, as `new_account` would make it (the code stored as its digest). */
+async function createInDatabase(context: CliContext, maxLinks: number | undefined): Promise<Account> {
+  const config = configOf(context.env);
+  // Loaded on use, as the admin commands do: the database drivers are most of the start-up time.
+  const [{ openAdmin }, { hashAccessCode, newAccessCode }] = await Promise.all([
+    import('./admin-commands.ts'),
+    import('../../accounts/access-code.ts'),
+  ]);
+  const store = await openAdmin(config, true);
+  try {
+    const accessCode = newAccessCode();
+    const account = await store.createAccount({
+      codeHash: hashAccessCode(accessCode),
+      dateCreated: new Date().toISOString(),
+      maxLinks: maxLinks ?? config.defaultMaxLinks,
+    });
+    return { Uid: account.uid, AccessCode: accessCode, DateCreated: account.dateCreated, MaxLinks: account.maxLinks };
+  } finally {
+    await store.close();
+  }
+}
+
 function printJson(context: CliContext, value: unknown): void {
   context.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -58,6 +82,7 @@ export const accountCreate: Command = {
   name: 'account create',
   summary: 'create an account and print it with its access code',
   help: `Usage: shortlink account create [--save-code PATH] [--server URL]
+       shortlink account create --database [--max-links N] [--save-code PATH]
 
 Creates an account and prints it as JSON: Uid, AccessCode, DateCreated, MaxLinks.
 The access code is the account's only key and cannot be shown again.
@@ -65,21 +90,31 @@ The access code is the account's only key and cannot be shown again.
 Options:
   --save-code PATH    also write the access code to PATH, created with mode 0600 (it must not
                       exist yet); use it later with --code-file PATH
+  --database          create it directly in the database named by DATABASE_URL instead of
+                      asking a server: how operators make accounts while REGISTRATION=closed
+  --max-links N       with --database: its MaxLinks (default: DEFAULT_MAX_LINKS, or 20)
 ${CONNECTION_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: accountCreate,
-      options: { ...SERVER_OPTION, 'save-code': { type: 'string' } },
+      options: { ...SERVER_OPTION, 'save-code': { type: 'string' }, database: { type: 'boolean' }, 'max-links': { type: 'string' } },
       positionals: [],
     });
     if (parsed === undefined) return 0;
-    const client = clientFor(serverOf(accountCreate, context, parsed.values.server));
+    const { database, server } = parsed.values;
+    const rawMax = parsed.values['max-links'];
+    if (database === true && server !== undefined) throw new UsageError(accountCreate.name, '--database and --server exclude each other');
+    if (database !== true && rawMax !== undefined) throw new UsageError(accountCreate.name, '--max-links needs --database');
+    const maxLinks = rawMax === undefined ? undefined : wholeNumber(accountCreate, '--max-links', rawMax);
+    const create = database === true
+      ? () => createInDatabase(context, maxLinks)
+      : () => clientFor(serverOf(accountCreate, context, server)).newAccount();
     const savePath = parsed.values['save-code'];
     const slot = savePath === undefined ? undefined : reserveCodeFile(savePath);
     let account;
     try {
-      account = await client.newAccount();
+      account = await create();
     } catch (error) {
       slot?.abandon();
       throw error;
