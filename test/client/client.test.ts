@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ShortlinkClient, ShortlinkError, type Account, type LinkDetails } from '../../packages/client/src/index.ts';
+import { ShortlinkAdminClient, ShortlinkClient, ShortlinkError, type Account, type LinkDetails } from '../../packages/client/src/index.ts';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
 
+const ADMIN_TOKEN = 'client-test-admin-token-0123456789abcdef';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** Runs `work`, expecting a ShortlinkError; returns it for further checks. */
@@ -30,7 +31,7 @@ describe('client against a running server', () => {
   let anonymous: ShortlinkClient;
 
   before(async () => {
-    server = await startServer({ env: { DEFAULT_MAX_LINKS: '3' } });
+    server = await startServer({ env: { DEFAULT_MAX_LINKS: '3', ADMIN_TOKEN } });
     anonymous = new ShortlinkClient({ baseUrl: server.url });
   });
   after(cleanup);
@@ -193,6 +194,47 @@ describe('client against a running server', () => {
     await refusal(() => anonymous.resolve('a/b?c#d'), 404, /^Unable to resolve link: /);
     const { client } = await signedIn();
     await refusal(() => client.deleteLink('x&short=y'), 404, /^Unable to delete link: /);
+  });
+
+  test('rotateAccessCode answers the account with a new code; the old one is refused', async () => {
+    const { account, client } = await signedIn();
+    const rotated = await client.rotateAccessCode();
+    assert.equal(rotated.Uid, account.Uid);
+    assert.match(rotated.AccessCode, UUID_V4);
+    assert.notEqual(rotated.AccessCode, account.AccessCode);
+    await refusal(() => client.getAccount(), 401, /^Unable to get account information: /);
+    assert.deepEqual(await client.withAccessCode(rotated.AccessCode).getAccount(), rotated);
+  });
+
+  test('deleteAccount removes the account and its links', async () => {
+    const { client } = await signedIn();
+    const shortUrl = await client.createLink('https://example.com/doomed');
+    await client.deleteAccount();
+    await refusal(() => client.listLinks(), 401, /^Unable to list links: /);
+    await refusal(() => anonymous.resolve(shortUrl.slice(shortUrl.lastIndexOf('/') + 1)), 404, /^Unable to resolve link: /);
+  });
+
+  test('the admin client lists, updates, searches and takes down; a wrong token is a 401 ShortlinkError', async () => {
+    const admin = new ShortlinkAdminClient({ baseUrl: server.url, token: ADMIN_TOKEN });
+    const { account, client } = await signedIn();
+    const shortUrl = await client.createLink('https://takedown.client.example/x');
+    const short = shortUrl.slice(shortUrl.lastIndexOf('/') + 1);
+    const first = await admin.listAccounts({ limit: 1 });
+    assert.equal(first.items.length, 1);
+    assert.ok(first.next !== undefined, 'more accounts remain');
+    const second = await admin.listAccounts({ limit: 1, cursor: first.next });
+    assert.ok(second.items[0]!.Uid > first.items[0]!.Uid);
+    const updated = await admin.updateAccount(account.Uid, { maxLinks: 4, disabled: true });
+    assert.deepEqual({ ...updated, DateCreated: '' }, { Uid: account.Uid, DateCreated: '', MaxLinks: 4, Links: 1, Disabled: true });
+    await refusal(() => client.listLinks(), 403, /^Unable to list links: the account is disabled$/);
+    await admin.updateAccount(account.Uid, { disabled: false });
+    const found = await admin.searchLinks({ host: 'client.example' });
+    assert.deepEqual(found.items.map((link) => link.ShortCode), [short]);
+    assert.equal(found.next, undefined);
+    await admin.takeDownLink(short);
+    await refusal(() => admin.takeDownLink(short), 404, /^Unable to administer: /);
+    await refusal(() => new ShortlinkAdminClient({ baseUrl: server.url, token: `${ADMIN_TOKEN}x` }).listAccounts(), 401, /^Unable to administer: /);
+    await refusal(() => new ShortlinkAdminClient({ baseUrl: server.url, token: account.AccessCode }).listAccounts(), 401, /^Unable to administer: /);
   });
 });
 

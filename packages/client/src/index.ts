@@ -14,7 +14,7 @@
 
 // Type-only, so erased before any runtime resolves it; `.js` because a `.d.ts` keeps the
 // specifier as written and its readers look for the compiled name.
-import type { Account, Link, LinkDetails, Statistics } from './types.js';
+import type { Account, AdminAccount, Link, LinkDetails, Statistics } from './types.js';
 
 /**
  * The wire types (an `Account` from `newAccount` and `getAccount`, a `Link` from `resolve`,
@@ -204,6 +204,21 @@ export class ShortlinkClient {
     await response.body?.cancel();
   }
 
+  /**
+   * Gives the account a new access code and returns the account with it (shown this once).
+   * The old code stops working everywhere within a second; this client keeps sending it, so
+   * continue with `withAccessCode(account.AccessCode)`.
+   */
+  async rotateAccessCode(): Promise<Account> {
+    return this.#json<Account>({ method: 'POST', path: '/v1/rotate_access_code', authenticated: true, operation: 'rotate access code' });
+  }
+
+  /** Deletes the account and every link it holds. Cannot be undone. */
+  async deleteAccount(): Promise<void> {
+    const response = await this.#send({ method: 'DELETE', path: '/v1/account', authenticated: true, operation: 'delete account' });
+    await response.body?.cancel();
+  }
+
   /** Looks a link up. This counts one access, and the answer includes it. */
   async resolve(shortCode: string): Promise<Link> {
     return this.#json<Link>({
@@ -247,28 +262,10 @@ export class ShortlinkClient {
   }
 
   async #send(spec: RequestSpec): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (spec.authenticated) {
-      if (this.#accessCode === undefined) {
-        throw new ShortlinkError(401, `Unable to ${spec.operation}: the client has no access code`);
-      }
-      headers.authorization = `Bearer ${this.#accessCode}`;
+    if (spec.authenticated && this.#accessCode === undefined) {
+      throw new ShortlinkError(401, `Unable to ${spec.operation}: the client has no access code`);
     }
-    let body: string | undefined;
-    if (spec.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(spec.body);
-    }
-    const response = await this.#fetch(`${this.baseUrl}${spec.path}`, {
-      method: spec.method,
-      headers,
-      ...(body === undefined ? {} : { body }),
-      redirect: spec.redirect ?? 'error',
-      signal: AbortSignal.timeout(this.#timeoutMs),
-    });
-    if (response.status >= 200 && response.status < 300) return response;
-    if (spec.redirect === 'manual' && response.status >= 300 && response.status < 400) return response;
-    throw await errorOf(response, spec.operation);
+    return send(this.#fetch, `${this.baseUrl}${spec.path}`, this.#timeoutMs, spec, spec.authenticated ? this.#accessCode : undefined);
   }
 }
 
@@ -291,6 +288,116 @@ function statsQuery(options: StatsOptions): URLSearchParams {
   if (options.from !== undefined) query.set('from', timeText(options.from));
   if (options.to !== undefined) query.set('to', timeText(options.to));
   if (options.interval !== undefined) query.set('interval', options.interval);
+  return query;
+}
+
+/** One request; a success (or, with `redirect: 'manual'`, a redirect) or a ShortlinkError. */
+async function send(fetcher: typeof fetch, url: string, timeoutMs: number, spec: RequestSpec, bearer: string | undefined): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
+  let body: string | undefined;
+  if (spec.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(spec.body);
+  }
+  const response = await fetcher(url, {
+    method: spec.method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+    redirect: spec.redirect ?? 'error',
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (response.status >= 200 && response.status < 300) return response;
+  if (spec.redirect === 'manual' && response.status >= 300 && response.status < 400) return response;
+  throw await errorOf(response, spec.operation);
+}
+
+/** One page of an admin list; `next` is the cursor of the following page, undefined on the last. */
+export interface AdminPage<T> {
+  readonly items: T[];
+  readonly next: string | undefined;
+}
+
+export interface AdminPageOptions {
+  /** 1 to 1000; the service's default is 100. */
+  readonly limit?: number;
+  /** From the previous page's `next`. */
+  readonly cursor?: string;
+}
+
+export interface AdminLinkSearch extends AdminPageOptions {
+  /** Targets on this host or its subdomains. */
+  readonly host?: string;
+  /** Case-insensitive text in the shortcode, target or title. */
+  readonly q?: string;
+}
+
+export interface AdminClientOptions extends Omit<ShortlinkClientOptions, 'accessCode'> {
+  /** ADMIN_TOKEN, sent as `Authorization: Bearer <token>`. */
+  readonly token: string;
+}
+
+/**
+ * The administration API (`/v1/admin/…`, enabled by ADMIN_TOKEN on the server). A separate
+ * class: the admin token and an access code never stand in for each other.
+ */
+export class ShortlinkAdminClient {
+  readonly baseUrl: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: AdminClientOptions) {
+    this.baseUrl = new ShortlinkClient(options).baseUrl;
+    this.#token = options.token;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** One page of accounts, by uid. */
+  async listAccounts(options: AdminPageOptions = {}): Promise<AdminPage<AdminAccount>> {
+    return this.#page<AdminAccount>('/v1/admin/accounts', pageQuery(options));
+  }
+
+  /** Changes an account's MaxLinks and/or disables (or enables) it; answers the account. */
+  async updateAccount(uid: number, changes: { readonly maxLinks?: number; readonly disabled?: boolean }): Promise<AdminAccount> {
+    const body: Record<string, string> = { uid: String(uid) };
+    if (changes.maxLinks !== undefined) body.max_links = String(changes.maxLinks);
+    if (changes.disabled !== undefined) body.disabled = String(changes.disabled);
+    const response = await this.#send({ method: 'PATCH', path: '/v1/admin/account', body });
+    return (await response.json()) as AdminAccount;
+  }
+
+  /** One page of links across accounts, oldest first. */
+  async searchLinks(search: AdminLinkSearch = {}): Promise<AdminPage<LinkDetails>> {
+    const query = pageQuery(search);
+    if (search.host !== undefined) query.set('host', search.host);
+    if (search.q !== undefined) query.set('q', search.q);
+    return this.#page<LinkDetails>('/v1/admin/links', query);
+  }
+
+  /** Deletes any account's link; its shortcode becomes free again. */
+  async takeDownLink(shortCode: string): Promise<void> {
+    const response = await this.#send({ method: 'DELETE', path: `/v1/admin/link?${new URLSearchParams({ short: shortCode })}` });
+    await response.body?.cancel();
+  }
+
+  async #page<T>(path: string, query: URLSearchParams): Promise<AdminPage<T>> {
+    const text = query.toString();
+    const response = await this.#send({ method: 'GET', path: text === '' ? path : `${path}?${text}` });
+    const next = /<([^>]*)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    return { items: (await response.json()) as T[], next: next === undefined ? undefined : new URL(next).searchParams.get('cursor') ?? undefined };
+  }
+
+  #send(spec: Omit<RequestSpec, 'authenticated' | 'operation'>): Promise<Response> {
+    return send(this.#fetch, `${this.baseUrl}${spec.path}`, this.#timeoutMs, { ...spec, authenticated: true, operation: 'administer' }, this.#token);
+  }
+}
+
+function pageQuery(options: AdminPageOptions): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  if (options.cursor !== undefined) query.set('cursor', options.cursor);
   return query;
 }
 

@@ -15,6 +15,20 @@ export interface Account {
   MaxLinks: number;
 }
 
+/** An account as an administrator sees it (never its access code) */
+export interface AdminAccount {
+  /** Account number */
+  Uid: number;
+  /** ISO 8601 creation time */
+  DateCreated: string;
+  /** How many links the account may hold at once */
+  MaxLinks: number;
+  /** How many links it holds now */
+  Links: number;
+  /** True when its calls answer 403 and its links 410 */
+  Disabled: boolean;
+}
+
 /** A short link */
 export interface Link {
   /** The shortcode, without the base URL */
