@@ -64,13 +64,23 @@ describe('GET /openapi.json', () => {
     assert.equal(result.valid, true);
   });
 
-  test('stays valid with every optional part switched on (metrics token, another redirect status)', async (t) => {
-    const { document } = await documentOf(t, { metricsToken: 'a-metrics-token-of-some-length', redirectStatus: 308 });
+  test('stays valid with every optional part switched on (metrics token, admin token, another redirect status)', async (t) => {
+    const { app, document } = await documentOf(t, { metricsToken: 'a-metrics-token-of-some-length', redirectStatus: 308, adminToken: 'an-admin-token-of-at-least-32-characters' });
     const result = await new Validator().validate(document as unknown as Parameters<Validator['validate']>[0]);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
     assert.deepEqual(document.paths['/metrics']!.get!.security, [{ metricsToken: [] }]);
     assert.ok(document.paths['/{code}']!.get!.responses['308']);
     assert.equal(document.paths['/{code}']!.get!.responses['302'], undefined);
+    // The admin routes, with their own scheme and never an access code's.
+    assert.equal(document.components.securitySchemes.adminToken?.scheme, 'bearer');
+    const admin = app.registeredRoutes.filter((route) => route.url.startsWith('/v1/admin/'));
+    assert.equal(admin.length, 4);
+    for (const { method, url } of admin) {
+      const operation = document.paths[url]![method.toLowerCase() as 'get']!;
+      assert.deepEqual(operation.security, [{ adminToken: [] }], `${method} ${url}`);
+      assert.ok(operation.responses['401'] && operation.responses['200'], `${method} ${url}`);
+      assert.match(operation.operationId ?? '', /^admin/);
+    }
   });
 
   test('documents every route the server has, with every method, except the UI and the docs', async (t) => {
