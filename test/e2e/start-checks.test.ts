@@ -38,6 +38,17 @@ describe('start checks of the server process', { timeout: 120_000 }, () => {
     });
   }
 
+  test('refuses a short ADMIN_TOKEN with one line on stderr, never echoing it (CONTRACT §7.3)', async (t) => {
+    const database = tempDatabase();
+    t.after(() => database.remove());
+    const result = await runUntilExit({ databasePath: database.path, env: { ADMIN_TOKEN: 'hunter2-too-short' } }, 10_000);
+    assert.notEqual(result.code, 0);
+    const lines = result.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
+    assert.match(lines[0]!, /^Unable to start: ADMIN_TOKEN must be 32 to 256 printable ASCII characters/);
+    assert.doesNotMatch(result.stderr + result.stdout, /hunter2/, 'the token is not echoed');
+  });
+
   test('refuses a damaged SQLite file with one line naming the damage (issue 13, item 8)', async (t) => {
     const database = tempDatabase();
     t.after(() => database.remove());
