@@ -140,6 +140,32 @@ export function adminStoreContract(name: string, open: () => Promise<OpenedAdmin
       });
     });
 
+    describe('administration (the calls it shares with Store)', () => {
+      test('updateAccount disables an account the Store then reads as disabled, and enables it again', async () => {
+        const codeHash = randomBytes(32).toString('hex');
+        const account = await admin.createAccount({ codeHash, dateCreated: new Date().toISOString(), maxLinks: 3 });
+        const result = await admin.updateAccount(account.uid, { disabled: true, maxLinks: 4 });
+        assert.deepEqual(result.outcome === 'updated' && plain(result.account), { ...plain(account), maxLinks: 4, disabled: true, linkCount: 0 });
+        assert.equal((await store.findAccountByCodeHash(codeHash))?.disabled, true);
+        await admin.updateAccount(account.uid, { disabled: false });
+        // A SQLite store shares one read transaction per event-loop turn: the next turn sees the change.
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.equal((await store.findAccountByCodeHash(codeHash))?.disabled, false);
+        assert.deepEqual(await admin.updateAccount(account.uid + 1_000_000, { disabled: true }), { outcome: 'not_found' });
+      });
+
+      test('listAccounts, searchLinks and takeDownLink see and change what the Store wrote', async () => {
+        const account = await createAccount(2);
+        await createLinks(account.uid, ['Mod']);
+        assert.deepEqual((await admin.listAccounts(account.uid - 1, 1)).map(plain), [{ ...plain(account), linkCount: 1 }]);
+        const found = await admin.searchLinks({ after: 0, limit: 10, text: code('mod').toLowerCase() });
+        assert.deepEqual(found.map((f) => f.link.shortCode), [code('Mod')]);
+        assert.equal((await admin.takeDownLink(code('Mod')))?.createdBy, account.uid);
+        assert.equal(await store.findLink(code('Mod')), undefined);
+        assert.deepEqual(plain(await admin.findAccount(account.uid)), { ...plain(account), linkCount: 0 });
+      });
+    });
+
     describe('exportLinks', () => {
       test('streams every link oldest first with its accesses and creation date, imported or created', async () => {
         const account = await createAccount(20);
