@@ -171,13 +171,19 @@ describe('PATCH /v1/admin/account', () => {
     assert.equal((await admin(app, 'PATCH', '/v1/admin/account', { uid: String(uid), max_links: '2' })).statusCode, 200);
   });
 
-  // Resolve's 410 for a disabled owner comes with the link lifecycle work (§7.1, branch wt-life).
-  test('a disabled account\'s links do not resolve', { todo: 'resolve answers 410 once the §7.1 lifecycle work is merged' }, async (t) => {
+  test('a disabled account\'s links answer 410, uncounted, until it is enabled again', async (t) => {
     const { app } = await appFor(t, { adminToken: TOKEN });
     const { uid, code } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: 'https://example.com/' });
     assert.equal((await admin(app, 'PATCH', '/v1/admin/account', { uid: String(uid), disabled: 'true' })).statusCode, 200);
-    assertError(await resolve(app, short), 410, 'resolve link');
+    const gone = await resolve(app, short);
+    assertError(gone, 410, 'resolve link');
+    assert.equal(gone.body, 'Unable to resolve link: the link has been disabled');
+    assert.equal((await app.inject({ method: 'GET', url: `/${short}` })).statusCode, 410);
+    assert.equal((await admin(app, 'PATCH', '/v1/admin/account', { uid: String(uid), disabled: 'false' })).statusCode, 200);
+    const back = await resolve(app, short);
+    assert.equal(back.statusCode, 200);
+    assert.equal((back.json() as { Accesses: number }).Accesses, 1, 'the refused resolutions were not counted');
   });
 });
 
