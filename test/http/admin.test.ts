@@ -248,6 +248,29 @@ describe('GET /v1/admin/links', () => {
   });
 });
 
+describe('hostile admin parameters', () => {
+  test('SQL, wildcards, huge and odd values are text or a 400, never an error or a wider match', async (t) => {
+    const { app } = await appFor(t, { adminToken: TOKEN });
+    const { code } = await newAccount(app);
+    await createLinkOk(app, code, { url: 'https://safe.example/', short: 'safe-link' });
+    for (const q of ["' OR 1=1 --", '%', '_', '\\', 'safe-link\u0000', '😀']) {
+      const response = await admin(app, 'GET', '/v1/admin/links', { q });
+      assert.equal(response.statusCode, 200, `${JSON.stringify(q)}: ${response.body}`);
+      assert.deepEqual(response.json(), [], JSON.stringify(q));
+    }
+    assertError(await admin(app, 'GET', '/v1/admin/links', { q: 'x'.repeat(2001) }), 400, 'administer');
+    for (const query of [{ cursor: '99999999999999999999' }, { cursor: '1e3' }, { limit: '1.5' }, { host: '%2e' }, { host: 'a..b' }, { host: '' + 'x'.repeat(300) + '.' + 'y'.repeat(300) }] as Record<string, string>[]) {
+      const response = await admin(app, 'GET', '/v1/admin/links', query);
+      assert.ok(response.statusCode === 400 || (response.statusCode === 200 && response.body === '[]'), `${JSON.stringify(query)}: ${response.statusCode} ${response.body}`);
+    }
+    for (const uid of ['1e3', '0x1', '-1', '1.0', ' 1', '99999999999']) {
+      assertError(await admin(app, 'PATCH', '/v1/admin/account', { uid, disabled: 'true' }), 400, 'administer');
+    }
+    assertError(await admin(app, 'PATCH', '/v1/admin/account', { uid: '1', disabled: 'TRUE' }), 400, 'administer');
+    assert.equal((await resolve(app, 'safe-link')).statusCode, 200, 'nothing was changed');
+  });
+});
+
 describe('DELETE /v1/admin/link', () => {
   test('takes any account\'s link down: Success, gone, slot and shortcode free; unknown 404; missing 400', async (t) => {
     const { app } = await appFor(t, { adminToken: TOKEN, defaultMaxLinks: 1 });
