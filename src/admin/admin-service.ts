@@ -133,6 +133,9 @@ export function createAdminService({ store, accountChanged }: AdminServiceDeps):
         throw invalid(`the parameter "q" must be at most ${MAX_QUERY} characters`);
       }
       const text = parameters.q?.toLowerCase();
+      // No stored text holds a NUL (PostgreSQL text cannot), so such a search matches nothing;
+      // answered here, since PostgreSQL refuses the parameter itself.
+      if (text?.includes('\u0000')) return { items: [], next: undefined };
       const wanted = limit + 1;
       const found: FoundLink[] = [];
       // The store narrows by text the target contains (either form of the host); the parsed
@@ -158,7 +161,8 @@ export function createAdminService({ store, accountChanged }: AdminServiceDeps):
 
     async takeDown(shortCode) {
       if (shortCode === undefined) throw invalid('the parameter "short" is required');
-      const removed = await store.takeDownLink(shortCode);
+      // A NUL is in no shortcode (and PostgreSQL refuses it as a parameter).
+      const removed = shortCode.includes('\u0000') ? undefined : await store.takeDownLink(shortCode);
       if (removed === undefined) throw new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
       return removed;
     },

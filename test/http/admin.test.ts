@@ -284,6 +284,7 @@ describe('DELETE /v1/admin/link', () => {
     assert.deepEqual(await listLinks(app, code), []);
     await createLinkOk(app, code, { url: 'https://ok.example/', short: 'takedown' });
     assertError(await admin(app, 'DELETE', '/v1/admin/link', { short: 'never-was' }), 404, 'administer');
+    assertError(await admin(app, 'DELETE', '/v1/admin/link', { short: 'take\u0000down' }), 404, 'administer');
     assertError(await admin(app, 'DELETE', '/v1/admin/link'), 400, 'administer');
   });
 });
