@@ -200,7 +200,7 @@ describe('access codes never reach the log', () => {
   test('keeps a 500 free of the code while still logging its detail', async (t) => {
     // Listing fails in a way no rule expects (not an outage, which would be a 503): the
     // same on every engine, unlike a closed store, which PostgreSQL reports as unreachable.
-    const { app, lines } = await loggedApp(t, { wrapStore: (store) => ({ ...store, listLinks: () => Promise.reject(new Error('the store broke')) }) });
+    const { app, lines } = await loggedApp(t, { wrapStore: (store) => ({ ...store, listLinkDetails: () => Promise.reject(new Error('the store broke')) }) });
     const { code } = await newAccount(app);
     const response = await app.inject({ method: 'GET', url: `/v1/links?auth=${code}` });
     assert.equal(response.statusCode, 500);

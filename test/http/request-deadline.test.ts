@@ -33,7 +33,7 @@ test('a request still unanswered at STORAGE_TIMEOUT + 1 s answers 503 "the reque
   assert.ok(ms >= 1150 && ms < 3000, `answered after ${ms.toFixed(0)} ms`);
 
   // The same with a body, through the error table's wording.
-  const hangingList: Store = { ...inner, engine: inner.engine, listLinks: () => new Promise(() => {}) };
+  const hangingList: Store = { ...inner, engine: inner.engine, listLinkDetails: () => new Promise(() => {}) };
   const listApp = await buildApp({ config: testConfig({ storageTimeoutMs: 200 }), store: hangingList });
   t.after(() => listApp.close());
   const account = JSON.parse((await listApp.inject({ url: '/v1/new_account' })).body) as { AccessCode: string };
