@@ -158,7 +158,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
     isClosing: () => draining() || isClosing(),
   });
   registerMetricsRoute(app, { metrics, token: config.metricsToken });
-  registerWebRoutes(app);
+  registerWebRoutes(app, { baseUrl: config.baseUrl });
   await registerDocs(app);
 
   return app;

@@ -1,8 +1,20 @@
 // Getting in and out: creating an account (and showing its code once), signing in with a
-// code, "Remember me", signing out, and the account card.
-import { ApiError, getAccount, messageOf, newAccount } from './api.js';
-import { announce, busy, buttonOf, byId, clearErrors, clearInvalid, copyWithFeedback, showError } from './dom.js';
-import { forgetLinks, loadLinks, showLinks } from './links-view.js';
+// code, "Remember me", signing out, and the account card with its two consequential actions:
+// changing the access code (the new one shown once) and deleting the account.
+import { ApiError, deleteAccount, getAccount, messageOf, newAccount, rotateAccessCode } from './api.js';
+import {
+  announce,
+  busy,
+  buttonOf,
+  byId,
+  clearErrorOnEdit,
+  clearErrors,
+  clearInvalid,
+  copyWithFeedback,
+  setTime,
+  showError,
+} from './dom.js';
+import { forgetLinks, loadLinks, noteDisabled, showLinks } from './links-view.js';
 import { remember, rememberedCode, session } from './session.js';
 
 /** The account card's Uid and creation time (its "Links used" is the links view's). */
@@ -10,12 +22,25 @@ function renderAccount() {
   const account = session.account;
   if (account === null) return;
   byId('account-uid').textContent = String(account.Uid);
-  const created = byId('account-created', HTMLTimeElement);
-  created.dateTime = account.DateCreated;
-  const date = new Date(account.DateCreated);
-  created.textContent = Number.isNaN(date.getTime())
-    ? account.DateCreated
-    : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  setTime(byId('account-created', HTMLTimeElement), account.DateCreated);
+}
+
+/**
+ * Shows an access code once, with the warning that it is the only key.
+ * @param {string} code
+ * @param {boolean} rotated a replacement (the old code no longer works)
+ */
+function showNewCode(code, rotated) {
+  byId('new-code-heading').textContent = rotated ? 'Save your new access code' : 'Save your access code';
+  byId('new-code-rotated').hidden = !rotated;
+  byId('new-code-value').textContent = code;
+  byId('new-code').hidden = false;
+  byId('new-code-heading').focus();
+}
+
+function hideNewCode() {
+  byId('new-code').hidden = true;
+  byId('new-code-value').textContent = '';
 }
 
 /** @param {boolean} signedIn */
@@ -43,20 +68,75 @@ async function signIn(code) {
   showSignedIn(true);
 }
 
-function signOut() {
+/** Forgets the account in this page and on this device, and shows the way in again. */
+function forgetAccount() {
   session.code = null;
   session.account = null;
   remember(null);
   forgetLinks();
-  byId('new-code').hidden = true;
-  byId('new-code-value').textContent = '';
+  hideNewCode();
+  for (const id of ['rotate-dialog', 'delete-account-dialog']) byId(id, HTMLDialogElement).close();
   const form = byId('sign-in-form', HTMLFormElement);
   form.reset();
   clearInvalid(form);
-  clearErrors('sign-in-error');
+  clearErrors('sign-in-error', 'create-account-error');
   showSignedIn(false);
+}
+
+function signOut() {
+  forgetAccount();
   byId('sign-in-heading').focus();
   announce('Signed out. The access code is forgotten on this device.');
+}
+
+function openRotateDialog() {
+  clearErrors('rotate-error');
+  byId('rotate-dialog', HTMLDialogElement).showModal();
+}
+
+/** Replaces the access code: the page switches to the new one and shows it once. */
+async function confirmRotate() {
+  clearErrors('rotate-error');
+  let account;
+  try {
+    account = await busy(byId('rotate-confirm', HTMLButtonElement), rotateAccessCode);
+  } catch (error) {
+    noteDisabled(error);
+    showError('rotate-error', messageOf(error));
+    return;
+  }
+  const wasRemembered = rememberedCode() !== null;
+  session.code = account.AccessCode;
+  session.account = account;
+  // A device that remembered the old code remembers the new one instead.
+  remember(wasRemembered ? account.AccessCode : null);
+  byId('rotate-dialog', HTMLDialogElement).close('rotated');
+  renderAccount();
+  showNewCode(account.AccessCode, true);
+  announce('Access code changed. The old code no longer works. Save the new one now: it is shown only once.');
+}
+
+function openDeleteAccountDialog() {
+  clearErrors('delete-account-error');
+  const usage = byId('account-usage').textContent ?? '';
+  const held = usage.split('/')[0]?.trim() ?? '';
+  byId('delete-account-count').textContent = held === '0' ? 'its links (it holds none)'
+    : held === '1' ? 'its 1 link' : held === '' ? 'all its links' : `all its ${held} links`;
+  byId('delete-account-dialog', HTMLDialogElement).showModal();
+}
+
+async function confirmDeleteAccount() {
+  clearErrors('delete-account-error');
+  try {
+    await busy(byId('delete-account-confirm', HTMLButtonElement), deleteAccount);
+  } catch (error) {
+    noteDisabled(error);
+    showError('delete-account-error', messageOf(error));
+    return;
+  }
+  forgetAccount();
+  byId('create-account-heading').focus();
+  announce('Account deleted, with all its links. The access code no longer works.');
 }
 
 async function createAccount() {
@@ -74,10 +154,8 @@ async function createAccount() {
   }
   showLinks([]);
   renderAccount();
-  byId('new-code-value').textContent = code;
-  byId('new-code').hidden = false;
   showSignedIn(true);
-  byId('new-code-heading').focus();
+  showNewCode(code, false);
   announce('Account created. Save your access code now: it is your only key and is shown only once.');
 }
 
@@ -148,8 +226,12 @@ export function wireAccountView() {
   byId('copy-new-code', HTMLButtonElement).addEventListener('click', (event) =>
     copyWithFeedback(buttonOf(event), session.code ?? '', 'access code'));
   byId('dismiss-new-code', HTMLButtonElement).addEventListener('click', () => {
-    byId('new-code').hidden = true;
-    byId('new-code-value').textContent = '';
+    hideNewCode();
     byId('account-heading').focus();
   });
+  clearErrorOnEdit(byId('sign-in-code', HTMLInputElement), 'sign-in-error');
+  byId('rotate-code', HTMLButtonElement).addEventListener('click', openRotateDialog);
+  byId('rotate-confirm', HTMLButtonElement).addEventListener('click', confirmRotate);
+  byId('delete-account', HTMLButtonElement).addEventListener('click', openDeleteAccountDialog);
+  byId('delete-account-confirm', HTMLButtonElement).addEventListener('click', confirmDeleteAccount);
 }

@@ -3,7 +3,25 @@
 import { session } from './session.js';
 
 /** @import { Account, Link } from '../http/schemas.ts' */
-/** @typedef {import('typebox').Static<typeof import('../http/schemas.ts').CreateLinkBody>} CreateLinkBody */
+
+/**
+ * A link as its owner sees it (CONTRACT §7.1): the public four keys, then its details.
+ * @typedef {Link & {
+ *   DateCreated: string,
+ *   Title: string | null,
+ *   Tags: string[],
+ *   ExpiresAt: string | null,
+ *   MaxVisits: number | null,
+ * }} LinkDetails
+ */
+
+/**
+ * What a create or an edit sends. On an edit an empty string clears that field; on a create
+ * an empty field is simply left out.
+ * @typedef {{ url?: string, short?: string, title?: string, tags?: string, expires?: string, max_visits?: string }} LinkFields
+ */
+
+/** One page of the owner's links and the cursor of the next, if more remain. @typedef {{ links: LinkDetails[], next: string | null }} LinkPage */
 
 /** A failed call, carrying the API's own error line (status 0: no answer, or one not understood). */
 export class ApiError extends Error {
@@ -24,7 +42,18 @@ export class ApiError extends Error {
  * @param {{ params?: Record<string, string>, body?: unknown, auth?: boolean }} [options]
  * @returns {Promise<string>}
  */
-async function call(method, path, { params, body, auth = true } = {}) {
+async function call(method, path, options = {}) {
+  return (await exchange(method, path, options)).text;
+}
+
+/**
+ * One API call, answering the body text and the headers (for the list's Link header).
+ * @param {string} method
+ * @param {string} path
+ * @param {{ params?: Record<string, string>, body?: unknown, auth?: boolean }} [options]
+ * @returns {Promise<{ text: string, headers: Headers }>}
+ */
+async function exchange(method, path, { params, body, auth = true } = {}) {
   const url = new URL(path, location.origin);
   for (const [name, value] of Object.entries(params ?? {})) url.searchParams.set(name, value);
   /** @type {Record<string, string>} */
@@ -49,7 +78,30 @@ async function call(method, path, { params, body, auth = true } = {}) {
     const line = text.trim().split('\n', 1)[0] ?? '';
     throw new ApiError(response.status, line !== '' && line.length < 5000 ? line : `The service answered ${response.status}.`);
   }
-  return text;
+  return { text, headers: response.headers };
+}
+
+/**
+ * The `cursor` of the `rel="next"` target in an RFC 8288 Link header, or null when there is
+ * none (the last page). Only the cursor is kept: the next request is built here, on this
+ * origin, whatever address the header names.
+ * @param {string | null} header
+ * @returns {string | null}
+ */
+export function nextCursor(header) {
+  if (header === null) return null;
+  for (const match of header.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]+)*)/g)) {
+    const [, target = '', parameters = ''] = match;
+    const rels = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(parameters);
+    const rel = rels === null ? '' : (rels[1] ?? rels[2] ?? '');
+    if (!rel.toLowerCase().split(/\s+/).includes('next')) continue;
+    try {
+      return new URL(target, location.origin).searchParams.get('cursor');
+    } catch {
+      return null;
+    }
+  }
+  return null;
 }
 
 /**
@@ -83,18 +135,49 @@ export async function getAccount() {
   return parseJson(await call('GET', '/v1/get_account'));
 }
 
-/** @returns {Promise<Link[]>} the signed-in account's links */
-export async function listLinks() {
-  const links = parseJson(await call('GET', '/v1/links'));
-  return Array.isArray(links) ? links : [];
+/**
+ * One page of the signed-in account's links, oldest first, filtered by `q` (text) and `tag`
+ * (comma-separated, all must match) when given.
+ * @param {{ q?: string, tag?: string, limit: number, cursor?: string | null }} options
+ * @returns {Promise<LinkPage>}
+ */
+export async function listLinks({ q = '', tag = '', limit, cursor = null }) {
+  /** @type {Record<string, string>} */
+  const params = { limit: String(limit) };
+  if (q !== '') params.q = q;
+  if (tag !== '') params.tag = tag;
+  if (cursor !== null) params.cursor = cursor;
+  const { text, headers } = await exchange('GET', '/v1/links', { params });
+  const links = parseJson(text);
+  return { links: Array.isArray(links) ? links : [], next: nextCursor(headers.get('link')) };
 }
 
 /**
- * @param {CreateLinkBody} body
+ * @param {LinkFields} body
  * @returns {Promise<string>} the new short URL
  */
 export async function createLink(body) {
   return call('POST', '/v1/link', { body });
+}
+
+/**
+ * Changes a link's fields: only those given; an empty string clears one.
+ * @param {string} short
+ * @param {LinkFields} fields
+ * @returns {Promise<LinkDetails>} the link as it now is
+ */
+export async function updateLink(short, fields) {
+  return parseJson(await call('PATCH', '/v1/link', { body: { short, ...fields } }));
+}
+
+/** @returns {Promise<Account>} the account with its new access code (shown this once) */
+export async function rotateAccessCode() {
+  return parseJson(await call('POST', '/v1/rotate_access_code'));
+}
+
+/** Deletes the signed-in account and every link it holds. */
+export async function deleteAccount() {
+  await call('DELETE', '/v1/account');
 }
 
 /** @param {string} short */

@@ -22,8 +22,11 @@ export interface WebFile {
 export interface WebAssets {
   /** Digest of every asset; the path segment after `/assets/`. */
   readonly version: string;
-  /** The page served at `/`. */
-  readonly page: WebFile;
+  /**
+   * The page served at `/`, naming this service's public address (BASE_URL) so that short
+   * URLs read right from the first load, whatever origin the page was opened on.
+   */
+  pageFor(baseUrl: string): WebFile;
   /** Assets by file name (`app.js` and the modules it imports, `uqr.js`, `app.css`, `favicon.svg`). */
   readonly files: ReadonlyMap<string, WebFile>;
   /** The URL path of an asset, e.g. `/assets/3f9c…/app.css`. */
@@ -65,6 +68,13 @@ function sources(): Map<string, URL> {
 
 /** The placeholder in index.html that becomes `/assets/<version>`. */
 const ASSETS_PLACEHOLDER = /%ASSETS%/g;
+/** The placeholder in index.html (an attribute value) that becomes BASE_URL. */
+const BASE_URL_PLACEHOLDER = /%BASE_URL%/g;
+
+/** Text made safe inside a double-quoted HTML attribute. */
+function attributeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
 
 function typeOf(name: string): string {
   const type = TYPES[name.slice(name.lastIndexOf('.'))];
@@ -87,10 +97,19 @@ function load(): WebAssets {
   const version = digest.digest('hex').slice(0, 16);
   const prefix = `/assets/${version}`;
   const html = readFileSync(fileURLToPath(new URL('./index.html', import.meta.url)), 'utf8');
-  const page = webFile(Buffer.from(html.replace(ASSETS_PLACEHOLDER, prefix)), typeOf('.html'));
+  const template = html.replace(ASSETS_PLACEHOLDER, prefix);
+  // One page per public address; a process has one, tests a few.
+  const pages = new Map<string, WebFile>();
   return {
     version,
-    page,
+    pageFor(baseUrl) {
+      let page = pages.get(baseUrl);
+      if (page === undefined) {
+        page = webFile(Buffer.from(template.replace(BASE_URL_PLACEHOLDER, attributeText(baseUrl))), typeOf('.html'));
+        pages.set(baseUrl, page);
+      }
+      return page;
+    },
     files,
     href(name) {
       if (!files.has(name)) throw new Error(`no web asset named ${name}`);

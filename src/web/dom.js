@@ -227,3 +227,94 @@ export function buttonOf(event) {
   if (!(button instanceof HTMLButtonElement)) throw new Error('the listener is not on a button');
   return button;
 }
+
+/**
+ * Takes a field's error away as soon as the field is edited: the line beside it, its invalid
+ * mark, and (when the form shows one) the form's general error, which may have been about it.
+ * @param {HTMLInputElement | HTMLSelectElement} field
+ * @param {string} errorId the field's error element
+ * @param {string} [formErrorId] the form's general error element, if any
+ */
+export function clearErrorOnEdit(field, errorId, formErrorId) {
+  field.addEventListener('input', () => {
+    if (!field.hasAttribute('aria-invalid') && byId(errorId).hidden) return;
+    field.removeAttribute('aria-invalid');
+    clearErrors(errorId);
+    if (formErrorId !== undefined) clearErrors(formErrorId);
+  });
+}
+
+/**
+ * A time as this browser's locale writes it (date and time, short), or the text itself when
+ * it is no date.
+ * @param {string} iso
+ */
+export function dateText(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/**
+ * Fills a <time> with a timestamp: machine-readable in `datetime`, readable in the text.
+ * @param {HTMLTimeElement} element
+ * @param {string} iso
+ */
+export function setTime(element, iso) {
+  element.dateTime = iso;
+  element.textContent = dateText(iso);
+}
+
+/** @param {number} n */
+function pad(n) {
+  return String(n).padStart(2, '0');
+}
+
+/**
+ * A `datetime-local` field's value (the device's local time, no zone) as RFC 3339 with this
+ * device's offset at that moment, e.g. `2026-12-01T09:30:00+01:00`; '' for an empty field.
+ * A value the browser could not have produced is sent as it is, for the API to refuse.
+ * @param {string} value
+ */
+export function localToRfc3339(value) {
+  if (value === '') return '';
+  const date = new Date(value);
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value) || Number.isNaN(date.getTime())) return value;
+  const offset = -date.getTimezoneOffset();
+  const zone = offset === 0 ? 'Z' : `${offset > 0 ? '+' : '-'}${pad(Math.trunc(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${zone}`;
+}
+
+/**
+ * An RFC 3339 time as a `datetime-local` field's value, in this device's time zone.
+ * @param {string | null} iso
+ */
+export function rfc3339ToLocal(iso) {
+  if (iso === null) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/**
+ * What the user typed as a target, with `https://` added when it is a bare host and path
+ * (`example.com/x`, `localhost:8080/x`). Anything else (a URL with a scheme, words, a
+ * `javascript:` address) is left exactly as typed, for the API to accept or refuse: the API
+ * itself stays strict.
+ * @param {string} value
+ */
+export function withScheme(value) {
+  if (value === '' || /\s/.test(value)) return value;
+  let candidate;
+  if (value.startsWith('//')) candidate = `https:${value}`;
+  // A scheme is a letter, more scheme characters, then a colon not followed by a port number.
+  else if (/^[a-z][a-z0-9+.-]*:(?!\d)/i.test(value)) return value;
+  else candidate = `https://${value}`;
+  let host;
+  try {
+    host = new URL(candidate).hostname;
+  } catch {
+    return value;
+  }
+  const isHost = host === 'localhost' || host.startsWith('[') || /^[^.]+(\.[^.]+)+$/.test(host);
+  return isHost && /[a-z0-9\]]$/i.test(host) ? candidate : value;
+}

@@ -1,8 +1,48 @@
-// "Look up a shortcode": open to anyone, signed in or not.
-import { lookUp, messageOf } from './api.js';
-import { accessesText, announce, busy, byId, clearErrors, clearInvalid, isWebUrl, linkOrText, showError, submitterOf } from './dom.js';
+// "Look up a shortcode": open to anyone, signed in or not. One of the signed-in account's own
+// links is shown from the account's list, which counts no access; any other is resolved.
+import { listLinks, lookUp, messageOf } from './api.js';
+import {
+  accessesText,
+  announce,
+  busy,
+  byId,
+  clearErrorOnEdit,
+  clearErrors,
+  clearInvalid,
+  isWebUrl,
+  linkOrText,
+  showError,
+  submitterOf,
+} from './dom.js';
+import { loadedLinks, STATE_TEXT, stateOf } from './links-view.js';
+import { session } from './session.js';
 
 /** @import { Link } from '../http/schemas.ts' */
+/** @import { LinkDetails } from './api.js' */
+
+/** Pages of a search the lookup reads at most to find an own link before resolving instead. */
+const OWN_SEARCH_PAGES = 3;
+
+/**
+ * The signed-in account's link with exactly this code, or null (signed out, or not its own):
+ * from the links already loaded, else from a search of the account's links.
+ * @param {string} code
+ * @returns {Promise<LinkDetails | null>}
+ */
+async function ownLink(code) {
+  if (session.code === null) return null;
+  const loaded = loadedLinks().find((link) => link.ShortCode === code);
+  if (loaded !== undefined) return loaded;
+  let cursor = null;
+  for (let page = 0; page < OWN_SEARCH_PAGES; page++) {
+    const found = await listLinks({ q: code, limit: 1000, cursor });
+    const match = found.links.find((link) => link.ShortCode === code);
+    if (match !== undefined) return match;
+    if (found.next === null) return null;
+    cursor = found.next;
+  }
+  return null;
+}
 
 /**
  * The code in what was typed: a bare shortcode, or the last path segment of a short URL.
@@ -35,10 +75,16 @@ async function submitLookup(event) {
     input.focus();
     return;
   }
-  /** @type {Link} */
+  /** @type {Link | LinkDetails} */
   let link;
+  /** @type {LinkDetails | null} */
+  let own = null;
   try {
-    link = await busy(submitterOf(event), () => lookUp(code));
+    link = await busy(submitterOf(event), async () => {
+      // The account's own list failing (an outage, a rotated code) is no reason not to resolve.
+      own = await ownLink(code).catch(() => null);
+      return own ?? lookUp(code);
+    });
   } catch (error) {
     showError('lookup-error', messageOf(error), input);
     input.focus();
@@ -47,11 +93,17 @@ async function submitLookup(event) {
   byId('lookup-short').textContent = link.ShortCode;
   byId('lookup-target').replaceChildren(linkOrText(link.PointsTo, 'target-full'));
   byId('lookup-accesses').textContent = String(link.Accesses);
+  const state = own === null ? null : STATE_TEXT[stateOf(own)];
+  byId('lookup-state').textContent = state ?? '';
+  byId('lookup-state-row').hidden = state === null;
+  byId('lookup-own').hidden = own === null;
   byId('lookup-result').hidden = false;
-  announce(`${link.ShortCode} points to ${link.PointsTo} and has ${accessesText(link.Accesses)}.`);
+  announce(`${link.ShortCode} points to ${link.PointsTo} and has ${accessesText(link.Accesses)}` +
+    `${state === null ? '' : `. It is one of your links (${state.toLowerCase()}); no access was counted`}.`);
 }
 
 /** Listens to the lookup form. */
 export function wireLookupView() {
   byId('lookup-form', HTMLFormElement).addEventListener('submit', submitLookup);
+  clearErrorOnEdit(byId('lookup-code', HTMLInputElement), 'lookup-error');
 }

@@ -48,11 +48,12 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: WebFile, c
 /**
  * The browser UI: the page at `/` and its assets under `/assets/<version>/` (`assets` is a
  * reserved shortcode, so no short URL can ever collide with them). The page talks to the
- * public API only.
+ * public API only; it learns BASE_URL from the page itself.
  */
-export function registerWebRoutes(app: FastifyInstance): void {
+export function registerWebRoutes(app: FastifyInstance, { baseUrl }: { baseUrl: string }): void {
   const assets = webAssets();
-  const page = (request: FastifyRequest, reply: FastifyReply) => sendFile(request, reply, assets.page, PAGE_CACHE);
+  const pageFile = assets.pageFor(baseUrl);
+  const page = (request: FastifyRequest, reply: FastifyReply) => sendFile(request, reply, pageFile, PAGE_CACHE);
   app.get('/', page);
   app.head('/', page);
 

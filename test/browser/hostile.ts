@@ -104,7 +104,7 @@ export function hostileContentTests(): void {
       // The public lookup of a hostile target, and its QR and delete dialogs.
       await page.getByLabel('Shortcode or short URL').fill('javascript.__pwned');
       await page.getByRole('button', { name: 'Look up' }).click();
-      await waitForText(page, '#lookup-accesses', /^1$/);
+      await waitForText(page, '#lookup-state', /^Active$/);
       assert.equal(await page.locator('#lookup-target').textContent(), HOSTILE_TARGETS[2]);
       await page.locator('#links > li').nth(0).getByRole('button', { name: /^QR/ }).click();
       await page.locator('#qr-dialog svg').waitFor();
@@ -126,7 +126,7 @@ export function hostileContentTests(): void {
         { ShortCode: `<script>window.${PWNED}=13</script>`, PointsTo: `JaVaScRiPt:window.${PWNED}=14`, CreatedBy: 1, Accesses: 1 },
         { ShortCode: 'vbscript', PointsTo: ` javascript:window.${PWNED}=15`, CreatedBy: 1, Accesses: 1 },
       ];
-      await page.route('**/v1/links', (route) => route.fulfill({ json: fakeLinks }));
+      await page.route(/\/v1\/links(\?|$)/, (route) => route.fulfill({ json: fakeLinks }));
       await page.route('**/v1/get/**', (route) => route.fulfill({ json: fakeLinks[0] }));
       await page.route('**/v1/link', (route) =>
         route.fulfill({ status: 400, contentType: 'text/plain', body: `Unable to create link: url <img src=x onerror="window.${PWNED}=16">` }));

@@ -18,16 +18,27 @@ async function populate(page: Page): Promise<void> {
   await addLinks(page);
 }
 
-/** Three links, one with a long target and a long code. */
+/**
+ * Three links, one with a long target and a long code; the last with every option (a title,
+ * tags, an expiry and a visit limit), whose panel is left open.
+ */
 async function addLinks(page: Page): Promise<void> {
   const links: Array<[string, string]> = [
     ['https://example.com/docs/getting-started', ''],
     [LONG_TARGET, LONG_CODE],
     ['https://example.org/launch', 'launch-2026'],
   ];
+  const form = page.locator('#link-form');
   for (const [i, [url, short]] of links.entries()) {
-    await page.getByLabel('Target URL').fill(url);
-    await page.getByLabel('Custom shortcode').fill(short);
+    await form.getByLabel('Target URL').fill(url);
+    await form.getByLabel('Custom shortcode').fill(short);
+    if (i === links.length - 1) {
+      await page.getByText('More options').click();
+      await form.getByLabel('Title').fill('Launch day: the announcement, the press kit and the live stream');
+      await form.getByLabel('Tags').fill('launch, press, 2026');
+      await form.getByLabel('Expires').fill('2030-12-31T23:59');
+      await form.getByLabel('Visit limit').fill('1000');
+    }
     await page.getByRole('button', { name: 'Shorten' }).click();
     await waitForText(page, '#account-usage', new RegExp(`^${i + 1} / 20$`));
   }
@@ -117,15 +128,41 @@ export function layoutTests(): void {
       await addLinks(page);
       await page.getByLabel('Shortcode or short URL').fill('launch-2026');
       await page.getByRole('button', { name: 'Look up' }).click();
-      await waitForText(page, '#lookup-accesses', /^1$/);
+      await waitForText(page, '#lookup-state', /^Active$/);
       await each('signed-in');
 
       await page.locator('#links > li').nth(1).getByRole('button', { name: /^QR/ }).click();
       await page.locator('#qr-dialog svg').waitFor();
       await each('qr-dialog', false);
+      await page.keyboard.press('Escape');
+
+      await page.locator('#links > li').nth(2).getByRole('button', { name: /^Edit/ }).click();
+      await page.locator('#edit-dialog[open]').waitFor();
+      await page.locator('#edit-dialog').getByLabel('Visit limit').fill('0');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await waitForText(page, '#edit-max-visits-error', /Unable to update link/);
+      await each('edit-dialog', false);
+      await page.keyboard.press('Escape');
+
+      await page.getByRole('button', { name: 'Change access code' }).click();
+      await page.locator('#rotate-dialog[open]').waitFor();
+      await each('rotate-dialog', false);
+      await page.keyboard.press('Escape');
+
+      await page.getByRole('button', { name: 'Delete account' }).click();
+      await page.locator('#delete-account-dialog[open]').waitFor();
+      await each('delete-account-dialog', false);
+      await page.keyboard.press('Escape');
+
+      // A search that finds a part of the links, sorted by visits.
+      await page.getByLabel('Search', { exact: true }).fill('launch');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await waitForText(page, '#links-count', /match/);
+      await page.getByLabel('Sort').selectOption('visits');
+      await each('search');
 
       t.diagnostic(`screenshots:\n${shots.join('\n')}`);
-      assert.equal(shots.length, 20);
+      assert.equal(shots.length, 36);
       await assertClean(session);
     });
 
@@ -173,6 +210,25 @@ export function layoutTests(): void {
         await page.locator('#links > li').first().getByRole('button', { name: /^Delete/ }).click();
         await page.locator('#delete-dialog[open]').waitFor();
         assert.deepEqual(await lowContrastTexts(page), [], 'delete dialog');
+        await page.keyboard.press('Escape');
+
+        // Every state of a link, with its details, and the edit dialog with an error.
+        await page.locator('#link-form').getByLabel('Target URL').fill('https://example.com/once');
+        await page.getByText('More options').click();
+        await page.locator('#link-form').getByLabel('Tags').fill('contrast');
+        await page.locator('#link-form').getByLabel('Visit limit').fill('1');
+        await page.getByRole('button', { name: 'Shorten' }).click();
+        await waitForText(page, '#account-usage', /^2 \/ 20$/);
+        const once = (await page.locator('#new-link-url').textContent()) ?? '';
+        await server.app.inject({ url: `/v1/get/${once.slice(once.lastIndexOf('/') + 1)}` });
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await waitForText(page, '#links .state', /^Visit limit reached$/);
+        assert.deepEqual(await lowContrastTexts(page), [], 'links in every state');
+        await page.locator('#links > li').first().getByRole('button', { name: /^Edit/ }).click();
+        await page.locator('#edit-dialog').getByLabel('Target').fill('');
+        await page.getByRole('button', { name: 'Save changes' }).click();
+        await waitForText(page, '#edit-url-error', /Unable to update link/);
+        assert.deepEqual(await lowContrastTexts(page), [], 'edit dialog with an error');
         await assertClean(session);
       });
     }

@@ -3,6 +3,7 @@
  * it listens (so short URLs open in the browser), Debian's Chromium driven by
  * playwright-core, and a guard that records and refuses every request leaving the origin.
  */
+import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,8 +53,9 @@ export interface UiServer {
 }
 
 /**
- * The app on its own database, listening on loopback, with BASE_URL set to its address.
- * SQLite by default; `postgresUrl` puts it on a fresh PostgreSQL database instead.
+ * The app on its own database, listening on loopback, with BASE_URL set to its address
+ * (unless `config.baseUrl` names another). SQLite by default; `postgresUrl` puts it on a
+ * fresh PostgreSQL database instead.
  * Everything is closed and removed when the test ends.
  */
 export async function startUiServer(
@@ -65,7 +67,7 @@ export async function startUiServer(
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    const { app, close } = await buildOn({ ...options.config, baseUrl: origin }, options.postgresUrl);
+    const { app, close } = await buildOn({ baseUrl: origin, ...options.config }, options.postgresUrl);
     try {
       await app.listen({ port, host: '127.0.0.1' });
     } catch (error) {
@@ -142,7 +144,13 @@ const INIT_SCRIPT = `
 export async function openBrowser(
   t: TestContext,
   appOrigin: string,
-  options: { allowedOrigin?: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+  options: {
+    allowedOrigin?: string;
+    viewport?: { width: number; height: number };
+    colorScheme?: 'light' | 'dark';
+    /** The browser's time zone; UTC unless given. */
+    timezoneId?: string;
+  } = {},
 ): Promise<BrowserSession> {
   const profile = mkdtempSync(join(tmpdir(), 'shortlink-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -154,7 +162,7 @@ export async function openBrowser(
     reducedMotion: 'reduce',
     permissions: ['clipboard-read', 'clipboard-write'],
     locale: 'en-GB',
-    timezoneId: 'UTC',
+    timezoneId: options.timezoneId ?? 'UTC',
   });
   t.after(async () => {
     await context.close();
@@ -217,4 +225,30 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
   await page.mouse.move(0, 0);
   await page.screenshot({ path, fullPage, animations: 'disabled' });
   return path;
+}
+
+/** Opens the UI and waits for the script to have decided what to show. */
+export async function openUi(session: BrowserSession, origin: string): Promise<void> {
+  await session.page.goto(`${origin}/`);
+  await session.page.locator('#signed-in:not([hidden]), #signed-out:not([hidden])').waitFor();
+}
+
+/** Creates an account with the page's button; answers the access code it shows once. */
+export async function createAccountInUi(page: Page): Promise<string> {
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  await page.locator('#new-code-value').filter({ hasText: /\S/ }).waitFor();
+  return (await page.locator('#new-code-value').textContent()) ?? '';
+}
+
+/** The id of the element that has focus ('' when it has none). */
+export async function activeId(page: Page): Promise<string> {
+  return page.evaluate(() => document.activeElement?.id ?? '');
+}
+
+/** Nothing left the origin, nothing threw, and the CSP never had to block anything. */
+export async function assertCleanSession(session: BrowserSession): Promise<void> {
+  assert.deepEqual(session.foreignRequests, [], 'requests that left the origin');
+  assert.deepEqual(session.pageErrors, [], 'uncaught errors in the page');
+  assert.deepEqual(session.dialogs, [], 'native dialogs');
+  assert.deepEqual(await session.cspViolations(), [], 'Content-Security-Policy violations');
 }

@@ -13,35 +13,27 @@ import type { Page } from 'playwright-core';
 import { encode } from 'uqr';
 import { postgresGate } from '../helpers/services.ts';
 import {
+  activeId,
+  assertCleanSession,
   chromiumGate,
+  createAccountInUi,
   openBrowser,
+  openUi,
   startDestination,
   startUiServer,
   waitForText,
-  type BrowserSession,
   type UiServer,
 } from './support.ts';
 import { bookmarkletTests } from './bookmarklet.ts';
 import { docsTests } from './docs.ts';
 import { hostileContentTests } from './hostile.ts';
 import { layoutTests } from './layout.ts';
+import { lifecycleTests } from './lifecycle.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const STORAGE_KEY = 'shortlink.accessCode';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Opens the UI and waits for the script to have decided what to show. */
-async function openUi(session: BrowserSession, origin: string): Promise<void> {
-  await session.page.goto(`${origin}/`);
-  await session.page.locator('#signed-in:not([hidden]), #signed-out:not([hidden])').waitFor();
-}
-
-async function createAccountInUi(page: Page): Promise<string> {
-  await page.getByRole('button', { name: 'Create an account' }).click();
-  await page.locator('#new-code-value').filter({ hasText: /\S/ }).waitFor();
-  return (await page.locator('#new-code-value').textContent()) ?? '';
-}
 
 /** Fills the link form and submits it; waits for nothing (callers wait for what they expect). */
 async function submitLink(page: Page, url: string, short = ''): Promise<void> {
@@ -56,18 +48,6 @@ async function clipboard(page: Page): Promise<string> {
 
 async function storedCode(page: Page): Promise<string | null> {
   return page.evaluate((key) => localStorage.getItem(key), STORAGE_KEY);
-}
-
-async function activeId(page: Page): Promise<string> {
-  return page.evaluate(() => document.activeElement?.id ?? '');
-}
-
-/** Nothing left the origin, nothing threw, and the CSP never had to block anything. */
-async function assertCleanSession(session: BrowserSession): Promise<void> {
-  assert.deepEqual(session.foreignRequests, [], 'requests that left the origin');
-  assert.deepEqual(session.pageErrors, [], 'uncaught errors in the page');
-  assert.deepEqual(session.dialogs, [], 'native dialogs');
-  assert.deepEqual(await session.cspViolations(), [], 'Content-Security-Policy violations');
 }
 
 async function accountUid(server: UiServer, code: string): Promise<number> {
@@ -162,11 +142,16 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
   await page.getByRole('button', { name: 'Refresh' }).click();
   await waitForText(page, '#links > li:first-child .accesses', /^1 access$/);
 
-  // 7. The public lookup shows target and count (the lookup itself counts).
+  // 7. Looking up one of the account's own links shows it from the account: no access counted.
   await page.getByLabel('Shortcode or short URL').fill(automaticUrl);
   await page.getByRole('button', { name: 'Look up' }).click();
-  await waitForText(page, '#lookup-accesses', /^2$/);
+  await waitForText(page, '#lookup-accesses', /^1$/);
   assert.equal(await page.locator('#lookup-target').textContent(), automaticTarget);
+  assert.equal(await page.locator('#lookup-state').textContent(), 'Active');
+  assert.ok(await page.locator('#lookup-own').isVisible());
+  await waitForText(page, '#announce', /no access was counted/);
+  const automaticCode = automaticUrl.slice(automaticUrl.lastIndexOf('/') + 1);
+  assert.equal((await server.app.inject({ method: 'HEAD', url: `/v1/get/${automaticCode}` })).statusCode, 200);
 
   // 8. Delete asks first; cancelling keeps the link.
   const custom = items.nth(1);
@@ -191,7 +176,7 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
   await page.getByLabel('Access code', { exact: true }).fill(code);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await waitForText(page, '#account-uid', new RegExp(`^${uid}$`));
-  await waitForText(page, '#links > li:first-child .accesses', /^2 accesses$/);
+  await waitForText(page, '#links > li:first-child .accesses', /^1 access$/);
   assert.equal(await activeId(page), 'account-heading');
   assert.equal(await storedCode(page), null);
 
@@ -200,6 +185,7 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
 
 describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   flowTests();
+  lifecycleTests();
   hostileContentTests();
   layoutTests();
   docsTests();
@@ -349,9 +335,11 @@ function flowTests(): void {
       assert.deepEqual([await tab(), await tab()], ['copy-new-code', 'dismiss-new-code']);
       await page.keyboard.press('Enter');
       await page.locator('#account-heading:focus').waitFor();
-      assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab()], [
-        'account-remember', 'sign-out', 'link-url', 'link-short', 'Shorten',
-      ]);
+      assert.deepEqual(
+        [await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab()],
+        ['account-remember', 'sign-out', 'rotate-code', 'delete-account', 'link-url', 'link-short',
+          'More options (title, tags, expiry, visit limit)', 'Shorten'],
+      );
 
       // Shorten with Enter from the URL field.
       await page.locator('#link-url').focus();
@@ -362,17 +350,20 @@ function flowTests(): void {
       const newUrl = (await page.locator('#new-link-url').textContent()) ?? '';
       const code = newUrl.slice(newUrl.lastIndexOf('/') + 1);
       assert.deepEqual([await tab(), await tab(), await tab()], ['new-link-url', 'copy-new-link', 'refresh-links']);
-      assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab()], [
-        newUrl, 'https://example.com/by/keyboard', `Copy ${code}`, `QR ${code}`, `Delete ${code}`,
+      assert.deepEqual([await tab(), await tab(), await tab(), await tab()], ['filter-q', 'filter-tag', 'filter-sort', 'filter-apply']);
+      assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab(), await tab()], [
+        newUrl, 'https://example.com/by/keyboard', `Copy ${code}`, `QR ${code}`, `Edit ${code}`, `Delete ${code}`,
       ]);
 
       // The QR dialog opens and closes from the keyboard, focus returning to its button.
+      await page.keyboard.press('Shift+Tab');
       await page.keyboard.press('Shift+Tab');
       await page.keyboard.press('Enter');
       await page.locator('#qr-dialog[open]').waitFor();
       assert.equal(await page.locator('#qr-dialog svg[role="img"]').getAttribute('aria-label'), `QR code for ${newUrl}`);
       await page.keyboard.press('Escape');
       await page.locator('#qr-dialog').waitFor({ state: 'hidden' });
+      assert.equal(await tab(), `Edit ${code}`);
       assert.equal(await tab(), `Delete ${code}`);
 
       // Delete: the dialog's focus starts on Cancel (the safe choice); Tab reaches Delete link.
