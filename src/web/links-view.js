@@ -284,7 +284,7 @@ function fieldOf(error) {
   if (/^short\b|"short"|shortcode/i.test(reason)) return 'short';
   if (/^url\b|"url"/i.test(reason)) return 'url';
   if (/^title\b|"title"/i.test(reason)) return 'title';
-  if (/^tags?\b|"tags?"/i.test(reason)) return 'tags';
+  if (/^tags?\b|"tags?"|^each tag\b/i.test(reason)) return 'tags';
   if (/^expires\b|"expires"|expiry/i.test(reason)) return 'expires';
   if (/^max_visits\b|"max_visits"|visit limit/i.test(reason)) return 'max_visits';
   return 'form';
