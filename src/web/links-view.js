@@ -155,6 +155,21 @@ function renderItem(prototype, link, now) {
   return item;
 }
 
+/**
+ * The line under the list: how many links it shows, whether they are a search's, and
+ * whether more remain to load.
+ * @param {number} n
+ * @param {boolean} filtered
+ * @param {boolean} more
+ */
+function countText(n, filtered, more) {
+  if (n === 0) return '';
+  const links = n === 1 ? 'link' : 'links';
+  if (more) return `${n} ${filtered ? 'matching ' : ''}${links} shown; more remain.`;
+  if (filtered) return `${n} ${n === 1 ? 'link matches' : 'links match'}.`;
+  return `${n} ${links}.`;
+}
+
 function renderLinks() {
   const prototype = byId('link-item', HTMLTemplateElement).content.firstElementChild;
   if (!(prototype instanceof HTMLLIElement)) throw new Error('#link-item holds no <li>');
@@ -167,9 +182,7 @@ function renderLinks() {
   byId('filter-clear').hidden = !filtered;
   byId('filter-sort-hint').hidden = next === null || byId('filter-sort', HTMLSelectElement).value === 'oldest';
   const n = links.length;
-  byId('links-count').textContent = n === 0
-    ? ''
-    : `${n} ${n === 1 ? 'link' : 'links'}${filtered ? (n === 1 ? ' matches' : ' match') : ''}${next === null ? '.' : ' shown; more remain.'}`;
+  byId('links-count').textContent = countText(links.length, filtered, next !== null);
   byId('account-disabled').hidden = !accountDisabled;
   renderUsage();
 }
@@ -237,7 +250,9 @@ async function loadMore() {
   renderLinks();
   const first = added[0];
   const item = first === undefined ? null : byId('links').querySelector(`li[data-code="${CSS.escape(first.ShortCode)}"] .short-url`);
+  // The button may be gone (the last page): focus never falls back to the page's start.
   if (item instanceof HTMLElement) item.focus();
+  else if (button.hidden) byId('links-heading').focus();
   announce(`Loaded ${added.length} more ${added.length === 1 ? 'link' : 'links'}${next === null ? '; that is all of them' : ''}.`);
 }
 
