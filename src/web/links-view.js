@@ -181,7 +181,6 @@ function renderLinks() {
   byId('load-more').hidden = next === null;
   byId('filter-clear').hidden = !filtered;
   byId('filter-sort-hint').hidden = next === null || byId('filter-sort', HTMLSelectElement).value === 'oldest';
-  const n = links.length;
   byId('links-count').textContent = countText(links.length, filtered, next !== null);
   byId('account-disabled').hidden = !accountDisabled;
   renderUsage();
