@@ -2,18 +2,7 @@
 // page uses. The shapes on the wire are the server's own TypeBox schemas, imported as types.
 import { session } from './session.js';
 
-/** @import { Account, Link } from '../http/schemas.ts' */
-
-/**
- * A link as its owner sees it (CONTRACT §7.1): the public four keys, then its details.
- * @typedef {Link & {
- *   DateCreated: string,
- *   Title: string | null,
- *   Tags: string[],
- *   ExpiresAt: string | null,
- *   MaxVisits: number | null,
- * }} LinkDetails
- */
+/** @import { Account, Link, LinkDetails } from '../http/schemas.ts' */
 
 /**
  * What a create or an edit sends. On an edit an empty string clears that field; on a create

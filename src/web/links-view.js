@@ -27,7 +27,8 @@ import {
 import { openQrDialog, qrCode } from './qr.js';
 import { session } from './session.js';
 
-/** @import { LinkDetails, LinkFields } from './api.js' */
+/** @import { LinkDetails } from '../http/schemas.ts' */
+/** @import { LinkFields } from './api.js' */
 
 /** Links asked for at once: one page of the list, and each "Load more". */
 export const PAGE_SIZE = 50;

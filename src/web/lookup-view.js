@@ -17,8 +17,7 @@ import {
 import { loadedLinks, STATE_TEXT, stateOf } from './links-view.js';
 import { session } from './session.js';
 
-/** @import { Link } from '../http/schemas.ts' */
-/** @import { LinkDetails } from './api.js' */
+/** @import { Link, LinkDetails } from '../http/schemas.ts' */
 
 /** Pages of a search the lookup reads at most to find an own link before resolving instead. */
 const OWN_SEARCH_PAGES = 3;
