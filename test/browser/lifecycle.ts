@@ -25,8 +25,6 @@ const ADMIN_TOKEN = 'a-test-admin-token-of-more-than-32-characters';
  * Rotation, account deletion and the admin routes (CONTRACT §7.2-7.3) are another branch's;
  * until they are on main these tests skip (they pass against that branch).
  */
-const ACCOUNT_API = { skip: 'needs POST /v1/rotate_access_code, DELETE /v1/account and the admin routes (§7.2-7.3), not on main yet' };
-
 interface LinkDetails {
   ShortCode: string;
   PointsTo: string;
@@ -236,7 +234,7 @@ export function lifecycleTests(): void {
       await assertCleanSession(session);
     });
 
-    test('shows each link\'s state with its dates: active, expired, visit limit reached, disabled', ACCOUNT_API, async (t) => {
+    test('shows each link\'s state with its dates: active, expired, visit limit reached, disabled', async (t) => {
       const server = await startUiServer(t, { config: { adminToken: ADMIN_TOKEN } as never });
       const { code, uid } = await apiAccount(server);
       await apiLink(server, code, { url: 'https://example.com/a', short: 'still-active', max_visits: '5' });
@@ -362,7 +360,7 @@ export function lifecycleTests(): void {
       await assertCleanSession(session);
     });
 
-    test('changes the access code after a confirmation, shows the new one once and switches to it', ACCOUNT_API, async (t) => {
+    test('changes the access code after a confirmation, shows the new one once and switches to it', async (t) => {
       const server = await startUiServer(t);
       const session = await openBrowser(t, server.origin);
       const { page } = session;
@@ -404,7 +402,7 @@ export function lifecycleTests(): void {
       await assertCleanSession(session);
     });
 
-    test('deletes the account after a confirmation that names its links, and is signed out', ACCOUNT_API, async (t) => {
+    test('deletes the account after a confirmation that names its links, and is signed out', async (t) => {
       const server = await startUiServer(t);
       const session = await openBrowser(t, server.origin);
       const { page } = session;
