@@ -1,8 +1,9 @@
 /**
  * @shortlink/client as an integrator gets it: `npm pack`, installed from the tarball into a
  * fresh project, then the same calls against a live server from Node 24, from the machine's own
- * Node (20 here), from a TypeScript program checked against the published declarations, and from
- * a page on another origin in Chromium (allowed by CORS_ORIGINS).
+ * Node (20 here), from Deno and Bun (optional runtimes, given by DENO_PATH and BUN_PATH), from a
+ * TypeScript program checked against the published declarations, and from a page on another
+ * origin in Chromium (allowed by CORS_ORIGINS).
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -11,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromiumGate, openBrowser } from '../browser/support.ts';
-import { packClient, run, scratch, succeeded, SYSTEM_NODE, tarballFiles } from '../helpers/packing.ts';
+import { packClient, PROJECT_PATH, run, scratch, succeeded, SYSTEM_NODE, tarballFiles } from '../helpers/packing.ts';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
 import { REPO_ROOT } from '../helpers/working-tree.ts';
 
@@ -52,11 +53,31 @@ const RUNNER = `
 import * as client from '@shortlink/client';
 import { scenario } from './scenario.js';
 const result = await scenario(client, process.argv[2], { follow: true });
-process.stdout.write(JSON.stringify({ node: process.version, ...result }));
+const runtime = typeof Deno === 'object' ? 'deno ' + Deno.version.deno : typeof Bun === 'object' ? 'bun ' + Bun.version : 'node ' + process.version;
+process.stdout.write(JSON.stringify({ runtime, ...result }));
 `;
 
+/**
+ * Deno and Bun are optional runtimes: each runs only when its binary is given (DENO_PATH,
+ * BUN_PATH; .ci/run installs both from the npm registry when it can), and is skipped with a
+ * notice otherwise, on CI too.
+ */
+function optionalRuntime(variable: string, what: string): { path: string | undefined; skip: string | false } {
+  const path = process.env[variable]?.trim() || undefined;
+  if (path !== undefined) return { path, skip: false };
+  return { path: undefined, skip: `${what}: set ${variable} to run this test (an optional runtime: skipped under CI=true too)` };
+}
+const deno = optionalRuntime('DENO_PATH', 'Deno');
+const bun = optionalRuntime('BUN_PATH', 'Bun');
+
+/** The runtime's own version line, for the test's diagnostic. */
+async function versionOf(binary: string): Promise<string> {
+  return succeeded(await run(binary, ['--version']), `${binary} --version`).stdout.split('\n')[0]!.trim();
+}
+
 interface Outcome {
-  node?: string;
+  /** `node v24.…`, `deno 2.…` or `bun 1.…`: the runtime that ran the script (not set in browsers). */
+  runtime?: string;
   keys: string[];
   sameAccount: boolean;
   shortUrl: string;
@@ -150,13 +171,40 @@ describe('the packed @shortlink/client, installed into a fresh project', { timeo
   test('works from Node 24 against a live server', async () => {
     const result = succeeded(await run(process.execPath, ['run.js', server.url], { cwd: project }), 'the script on Node 24');
     const outcome = JSON.parse(result.stdout) as Outcome;
-    assert.match(outcome.node!, /^v24\./);
+    assert.match(outcome.runtime!, /^node v24\./);
     assertOutcome(outcome, { follow: true });
   });
 
   test('works from the machine\'s own Node', { skip: SYSTEM_NODE === undefined ? 'no system Node' : false }, async () => {
     const result = succeeded(await run(SYSTEM_NODE!, ['run.js', server.url], { cwd: project }), `the script on ${SYSTEM_NODE}`);
     const outcome = JSON.parse(result.stdout) as Outcome;
+    assertOutcome(outcome, { follow: true });
+  });
+
+  test('works from Deno, importing the package from node_modules', { skip: deno.skip }, async (t) => {
+    // package.json next to node_modules makes Deno resolve bare specifiers there, as Node does;
+    // its cache goes to the scratch folder, and it must not reach for any registry.
+    const env = { ...process.env, PATH: PROJECT_PATH, DENO_DIR: join(work.path, 'deno-dir'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' };
+    const version = await versionOf(deno.path!);
+    t.diagnostic(version);
+    const result = succeeded(
+      await run(deno.path!, ['run', '--no-prompt', '--no-lock', '--allow-net', '--allow-read', 'run.js', server.url], { cwd: project, env }),
+      `the script on ${deno.path!}`,
+    );
+    const outcome = JSON.parse(result.stdout) as Outcome;
+    // `deno --version` starts `deno 2.x.y (…)`; the script saw the same Deno.version.deno.
+    assert.match(outcome.runtime!, /^deno \d+\./);
+    assert.ok(version.startsWith(`${outcome.runtime!} `), `${outcome.runtime!} against ${version}`);
+    assertOutcome(outcome, { follow: true });
+  });
+
+  test('works from Bun', { skip: bun.skip }, async (t) => {
+    const env = { ...process.env, PATH: PROJECT_PATH, BUN_INSTALL_CACHE_DIR: join(work.path, 'bun-cache'), NO_COLOR: '1' };
+    const version = await versionOf(bun.path!);
+    t.diagnostic(`bun ${version}`);
+    const result = succeeded(await run(bun.path!, ['run', 'run.js', server.url], { cwd: project, env }), `the script on ${bun.path!}`);
+    const outcome = JSON.parse(result.stdout) as Outcome;
+    assert.equal(outcome.runtime, `bun ${version}`);
     assertOutcome(outcome, { follow: true });
   });
 
