@@ -116,6 +116,13 @@ export interface Config {
   readonly stats: boolean;
   /** Days hourly statistics are kept before they are folded into days (`STATS_HOURLY_DAYS`, default 90). */
   readonly statsHourlyDays: number;
+  /**
+   * WEBHOOK_SECRET_KEY: the key webhook signing secrets are encrypted with at rest (ADR 21);
+   * the webhook routes do not exist and nothing is delivered when undefined.
+   */
+  readonly webhookSecretKey: string | undefined;
+  /** WEBHOOK_ALLOW_PRIVATE=true: webhook targets on loopback, private and link-local addresses are allowed (tests, closed networks). */
+  readonly webhookAllowPrivate: boolean;
 }
 
 /**
@@ -474,6 +481,20 @@ export function loadConfig(env: Env = process.env): Config {
     else statsHourlyDays = parsed;
   }
 
+  // Encrypts the webhook signing secrets at rest; whoever holds it and the database can sign
+  // as this service. Never echoed.
+  const webhookSecretKey = text('WEBHOOK_SECRET_KEY');
+  if (webhookSecretKey !== undefined && !/^[\x21-\x7e]{32,256}$/.test(webhookSecretKey)) {
+    problems.push(`WEBHOOK_SECRET_KEY must be 32 to 256 printable ASCII characters without spaces (got ${webhookSecretKey.length} characters); generate one with: openssl rand -hex 32`);
+  }
+  let webhookAllowPrivate = false;
+  const rawAllowPrivate = text('WEBHOOK_ALLOW_PRIVATE')?.toLowerCase();
+  if (rawAllowPrivate !== undefined) {
+    if (rawAllowPrivate === 'true' || rawAllowPrivate === '1') webhookAllowPrivate = true;
+    else if (rawAllowPrivate === 'false' || rawAllowPrivate === '0') webhookAllowPrivate = false;
+    else problems.push(`WEBHOOK_ALLOW_PRIVATE must be "true" or "false", got ${quote(rawAllowPrivate)}`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
@@ -504,6 +525,8 @@ export function loadConfig(env: Env = process.env): Config {
     statsHourlyDays,
     registrationOpen,
     adminToken,
+    webhookSecretKey,
+    webhookAllowPrivate,
   });
 }
 

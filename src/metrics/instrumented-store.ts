@@ -35,6 +35,8 @@ export function instrumentStore(store: Store, metrics: Metrics, observe: Observe
 
   return {
     engine: store.engine,
+    // Off the request path but for the CRUD calls; the dispatcher keeps its own metrics.
+    webhooks: store.webhooks,
     createAccount: timed('createAccount', (account) => store.createAccount(account)),
     findAccountByCodeHash: timed('findAccountByCodeHash', (hash) => store.findAccountByCodeHash(hash)),
     createLink: timed('createLink', (link) => store.createLink(link)),

@@ -1,4 +1,5 @@
 import type { Administration } from './admin.ts';
+import type { WebhookStore } from './webhooks.ts';
 
 /**
  * The storage boundary. Every rule that needs atomicity (the link cap, unique shortcodes,
@@ -134,6 +135,13 @@ export interface FoldOptions {
 export interface Store extends Administration {
   /** Which engine this is, for logs and health output. */
   readonly engine: string;
+
+  /**
+   * Webhook registrations, the outbox and the delivery log (CONTRACT §7.5). The outbox rows
+   * of createLink, updateLink, deleteLink, rotateAccessCode and resolveLink are written by
+   * those calls, in their own transaction.
+   */
+  readonly webhooks: WebhookStore;
 
   createAccount(account: NewAccount): Promise<AccountRecord>;
   findAccountByCodeHash(codeHash: string): Promise<AccountRecord | undefined>;

@@ -12,7 +12,7 @@ import type {
 
 /** One call the store received: the method's name and its arguments. */
 export interface StoreCall {
-  readonly method: Exclude<keyof Store, 'engine'>;
+  readonly method: Exclude<keyof Store, 'engine' | 'webhooks'>;
   readonly args: readonly unknown[];
 }
 
@@ -40,6 +40,9 @@ export function createFakeStore(): FakeStore {
 
   return {
     engine: 'fake',
+    webhooks: new Proxy({} as Store['webhooks'], {
+      get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no webhooks (${String(name)})`)),
+    }),
     calls,
     links,
     scriptCreateLink: (...results) => void scripted.push(...results),

@@ -7,6 +7,7 @@ import type { AccountChanges, AdminAccount, FoundLink, LinkSearch, UpdateAccount
 import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { detailsOf, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
 import type { AccountRecord, LinkRecord } from '../store.ts';
+import { ACCOUNT_WEBHOOK_TABLES } from '../webhooks.ts';
 import type { Sql } from './connection.ts';
 
 export interface PostgresAdministration {
@@ -34,6 +35,11 @@ export function administration(sql: Sql): PostgresAdministration {
         // then finds no account; every later statement sees the links committed before.
         const [locked] = await tx`SELECT uid FROM accounts WHERE uid = ${uid} FOR UPDATE`;
         if (locked === undefined) return false;
+        // The account's webhooks go with it (CONTRACT §7.2), with their outbox, waiting visits and log.
+        for (const table of ACCOUNT_WEBHOOK_TABLES) {
+          await tx.unsafe(`DELETE FROM ${table} WHERE webhook_id IN (SELECT id FROM webhooks WHERE account_uid = $1)`, [uid]);
+        }
+        await tx`DELETE FROM webhooks WHERE account_uid = ${uid}`;
         await tx`DELETE FROM links WHERE created_by = ${uid}`;
         await tx`DELETE FROM accounts WHERE uid = ${uid}`;
         return true;

@@ -221,6 +221,64 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX stats_rollups_by_hour ON stats_rollups (hour);
   `,
   },
+  {
+    version: 7,
+    // CONTRACT §7.5, ADR 21: the same tables as SQLite's migration 4. `visited` and `bot` are
+    // smallints (0 or 1) so both engines run the same SQL.
+    name: 'webhooks',
+    sql: `
+  ALTER TABLE accounts ADD COLUMN webhook_count integer NOT NULL DEFAULT 0 CHECK (webhook_count >= 0);
+  CREATE TABLE webhooks (
+    id           text     PRIMARY KEY,
+    account_uid  bigint   NOT NULL,
+    url          text     NOT NULL,
+    events       text     NOT NULL,
+    visited      smallint NOT NULL CHECK (visited IN (0, 1)),
+    secret       text     NOT NULL,
+    date_created text     NOT NULL
+  );
+  CREATE INDEX webhooks_by_account ON webhooks (account_uid, visited);
+  CREATE TABLE webhook_events (
+    seq          bigint   GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    event_id     text     NOT NULL,
+    webhook_id   text     NOT NULL,
+    type         text     NOT NULL,
+    occurred_at  text     NOT NULL,
+    data         text     NOT NULL,
+    attempts     integer  NOT NULL DEFAULT 0,
+    next_at      bigint   NOT NULL DEFAULT 0,
+    lease_until  bigint   NOT NULL DEFAULT 0,
+    lease_owner  text
+  );
+  CREATE INDEX webhook_events_due ON webhook_events (next_at);
+  CREATE INDEX webhook_events_by_webhook ON webhook_events (webhook_id, type);
+  CREATE TABLE webhook_visits (
+    id         bigint   GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    webhook_id text     NOT NULL,
+    short_code text     NOT NULL,
+    time       text     NOT NULL,
+    bot        smallint NOT NULL,
+    referrer   text     NOT NULL,
+    country    text     NOT NULL,
+    browser    text     NOT NULL,
+    os         text     NOT NULL,
+    device     text     NOT NULL,
+    visits     bigint   NOT NULL
+  );
+  CREATE INDEX webhook_visits_by_webhook ON webhook_visits (webhook_id, id);
+  CREATE TABLE webhook_deliveries (
+    id         bigint   GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    webhook_id text     NOT NULL,
+    event_id   text     NOT NULL,
+    type       text     NOT NULL,
+    attempt    integer  NOT NULL,
+    time       text     NOT NULL,
+    status     integer,
+    error      text
+  );
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
+  `,
+  },
 ];
 
 /**

@@ -18,6 +18,10 @@ import type {
 import { administration } from './administration.ts';
 import { connect } from './connection.ts';
 import { guarded, refusedByServer } from './errors.ts';
+import { prepareWebhooks } from './webhooks.ts';
+import { EventType } from '../../events/events.ts';
+import { accountRotatedData, linkDetailsData, newEventId } from '../../events/payloads.ts';
+import { subscribedTo } from '../webhooks.ts';
 
 export interface PostgresOptions {
   readonly url: string;
@@ -74,15 +78,24 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       ), counted AS (
         UPDATE links l SET accesses = l.accesses + granted.granted
           FROM granted WHERE l.id = granted.id AND granted.granted > 0
-      )${visits.size === 0 ? sql`` : sql`, journal AS (
-        -- The statistics of the accesses granted (a link's first calls, in arrival order),
-        -- in the same statement as the counts: one row per link and distinct classes.
-        INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits)
-        SELECT g.id, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device, count(*)
+      )${visits.size === 0 ? sql`` : sql`, visits AS (
+        SELECT g.id, g.short_code, g.created_by, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device
           FROM unnest(${visitColumns(visits)}) AS v(code, position, hour, bot, referrer, country, browser, os, device)
           JOIN granted g ON g.short_code = v.code
          WHERE v.position <= g.granted
-         GROUP BY g.id, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device
+      ), journal AS (
+        -- The statistics of the accesses granted (a link's first calls, in arrival order),
+        -- in the same statement as the counts: one row per link and distinct classes.
+        INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits)
+        SELECT id, hour, bot, referrer, country, browser, os, device, count(*)
+          FROM visits GROUP BY id, hour, bot, referrer, country, browser, os, device
+      ), hooks AS (
+        -- The same visits for the owner's link.visited webhooks (nothing when it has none),
+        -- batched into deliveries later by the dispatcher's collector.
+        INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
+        SELECT w.id, v.short_code, ${now}, v.bot, v.referrer, v.country, v.browser, v.os, v.device, count(*)
+          FROM visits v JOIN webhooks w ON w.account_uid = v.created_by AND w.visited = 1
+         GROUP BY w.id, v.short_code, v.bot, v.referrer, v.country, v.browser, v.os, v.device
       )`}
       SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy",
              accesses + granted AS accesses, granted, expires_at AS "expiresAt", max_visits AS "maxVisits", disabled
@@ -190,17 +203,32 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     // batches of different instances cannot wait on each other in a cycle.
     const order = links.map((_, i) => i).sort((a, b) => links[a]!.createdBy - links[b]!.createdBy);
     const sorted = order.map((i) => links[i]!);
+    // The link.created outbox rows go in the same statement, for the creates that succeed.
     const [row] = await guarded(() => sql<{ results: CreateLinkResult[] }[]>`
-      SELECT shortlink_create_links(
-        ${sql.array(sorted.map((l) => l.shortCode), 25)}::text[],
-        ${sql.array(sorted.map((l) => l.pointsTo), 25)}::text[],
-        ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
-        ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
-        ${sql.array(sorted.map((l) => l.title ?? null) as string[], 25)}::text[],
-        ${sql.array(sorted.map((l) => joinTags(l.tags)), 25)}::text[],
-        ${sql.array(sorted.map((l) => l.expiresAt ?? null) as string[], 25)}::text[],
-        ${sql.array(sorted.map((l) => l.maxVisits ?? null) as number[], 23)}::int[]
-      ) AS results`);
+      WITH created AS (
+        SELECT shortlink_create_links(
+          ${sql.array(sorted.map((l) => l.shortCode), 25)}::text[],
+          ${sql.array(sorted.map((l) => l.pointsTo), 25)}::text[],
+          ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
+          ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
+          ${sql.array(sorted.map((l) => l.title ?? null) as string[], 25)}::text[],
+          ${sql.array(sorted.map((l) => joinTags(l.tags)), 25)}::text[],
+          ${sql.array(sorted.map((l) => l.expiresAt ?? null) as string[], 25)}::text[],
+          ${sql.array(sorted.map((l) => l.maxVisits ?? null) as number[], 23)}::int[]
+        ) AS results
+      ), events AS (
+        INSERT INTO webhook_events (event_id, webhook_id, type, occurred_at, data)
+        SELECT e.event_id, w.id, ${EventType.LinkCreated}, e.occurred_at, e.data
+          FROM created,
+               unnest(created.results, ${sql.array(sorted.map(() => newEventId()), 25)}::text[],
+                      ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
+                      ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
+                      ${sql.array(sorted.map((l) => JSON.stringify(createdData(l))), 25)}::text[])
+                 AS e(result, event_id, owner, occurred_at, data)
+          JOIN webhooks w ON w.account_uid = e.owner AND (',' || w.events || ',') LIKE ${subscribedTo(EventType.LinkCreated)}
+         WHERE e.result = 'created'
+      )
+      SELECT results FROM created`);
     const results = new Array<CreateLinkResult>(links.length);
     order.forEach((original, position) => (results[original] = row!.results[position]!));
     return results;
@@ -219,10 +247,12 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   }, { retryAlone: refusedByServer, timeoutMs });
 
   const admin = administration(sql);
+  const webhooks = prepareWebhooks(sql, timed);
   let closed = false;
 
   return {
     engine: 'postgres',
+    webhooks: webhooks.store,
 
     createAccount(account: NewAccount) {
       return accountCreates.run(account);
@@ -235,7 +265,14 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
 
     rotateAccessCode(uid, codeHash, newCodeHash) {
-      return timed(() => admin.rotateAccessCode(uid, codeHash, newCodeHash));
+      // One transaction: the new digest and the account.rotated outbox rows commit together.
+      return timed(() => sql.begin(async (tx) => {
+        const [row] = await tx<AccountRecord[]>`
+          UPDATE accounts SET code_hash = ${newCodeHash} WHERE uid = ${uid} AND code_hash = ${codeHash}
+          RETURNING ${sql.unsafe(ACCOUNT_COLUMNS)}`;
+        if (row !== undefined) await webhooks.outbox.write(tx, EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid);
+        return row === undefined ? undefined : { ...row };
+      })) as Promise<AccountRecord | undefined>;
     },
 
     deleteAccount(uid) {
@@ -312,7 +349,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
             max_visits = CASE WHEN ${changes.maxVisits !== undefined} THEN ${changes.maxVisits ?? null}::int ELSE max_visits END
           WHERE short_code = ${shortCode}
           RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
-        return { status: 'updated', link: detailsOf(row!) };
+        const link = detailsOf(row!);
+        await webhooks.outbox.write(tx, EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid);
+        return { status: 'updated', link };
       })), timeoutMs);
     },
 
@@ -364,29 +403,30 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
   };
 
-  /** Deletes `shortCode` if `accountUid` owns it, freeing its slot in the same statement. */
+  /**
+   * Deletes `shortCode` if `accountUid` owns it, in one transaction with its freed slot and
+   * its link.deleted outbox rows (the link's last state).
+   */
   async function deleteOwnLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult> {
-    for (;;) {
-      // One statement: the delete and the freed slot commit together.
-      const [row] = await guarded(() => sql<{ deleted: number; exists: boolean }[]>`
-        WITH removed AS (
-          DELETE FROM links WHERE short_code = ${shortCode} AND created_by = ${accountUid} RETURNING created_by
-        ), freed AS (
-          UPDATE accounts SET link_count = link_count - 1 WHERE uid IN (SELECT created_by FROM removed) RETURNING uid
-        )
-        SELECT (SELECT count(*) FROM freed)::int AS deleted,
-               EXISTS (SELECT 1 FROM links WHERE short_code = ${shortCode}) AS exists`);
-      if (row!.deleted === 1) return 'deleted';
-      if (!row!.exists) return 'not_found';
-      // The link was there in the statement's snapshot, yet the DELETE removed nothing:
-      // either it belongs to another account, or a concurrent delete removed it while this
-      // one waited for its row lock (the DELETE then sees the newer state, EXISTS does
-      // not). Look again with a fresh snapshot.
-      const [current] = await guarded(() => sql<{ createdBy: number }[]>`
-        SELECT created_by AS "createdBy" FROM links WHERE short_code = ${shortCode}`);
-      if (current === undefined) return 'not_found';
-      if (current.createdBy !== accountUid) return 'not_owner';
-      // Deleted and created again by the same account meanwhile: delete that one.
-    }
+    return guarded(() => sql.begin(async (tx): Promise<DeleteLinkResult> => {
+      // The row lock orders this delete with a concurrent one: the second finds no row.
+      const [owner] = await tx<{ createdBy: number }[]>`
+        SELECT created_by AS "createdBy" FROM links WHERE short_code = ${shortCode} FOR UPDATE`;
+      if (owner === undefined) return 'not_found';
+      if (Number(owner.createdBy) !== accountUid) return 'not_owner';
+      const [removed] = await tx<LinkDetailsRow[]>`
+        DELETE FROM links WHERE short_code = ${shortCode} RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
+      await tx`UPDATE accounts SET link_count = link_count - 1 WHERE uid = ${accountUid}`;
+      await webhooks.outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed!)), accountUid);
+      return 'deleted';
+    })) as Promise<DeleteLinkResult>;
   }
+}
+
+/** `data` of a new link's link.created event. */
+function createdData(link: NewLink): Record<string, unknown> {
+  return linkDetailsData({
+    shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: 0, dateCreated: link.dateCreated,
+    title: link.title ?? null, tags: link.tags ?? [], expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,
+  });
 }

@@ -9,6 +9,7 @@ import type { AccountChanges, AdminAccount, FoundLink, LinkSearch, UpdateAccount
 import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { detailsOf, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
 import type { AccountRecord, LinkRecord } from '../store.ts';
+import { ACCOUNT_WEBHOOK_TABLES } from '../webhooks.ts';
 import { GIVE_BACK_SLOT } from './cap.ts';
 
 /** SQLite keeps `disabled` as 0 or 1; the records say true or false. */
@@ -31,6 +32,10 @@ export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
   const statements = {
     rotate: db.prepare(`UPDATE accounts SET code_hash = ?3 WHERE uid = ?1 AND code_hash = ?2 RETURNING ${ACCOUNT_COLUMNS}`),
     deleteLinksOf: db.prepare('DELETE FROM links WHERE created_by = ?'),
+    // The account's webhooks go with it (CONTRACT §7.2), with their outbox, waiting visits and log.
+    deleteWebhooksOf: ACCOUNT_WEBHOOK_TABLES.map((table) =>
+      db.prepare(`DELETE FROM ${table} WHERE webhook_id IN (SELECT id FROM webhooks WHERE account_uid = ?)`)),
+    deleteWebhooks: db.prepare('DELETE FROM webhooks WHERE account_uid = ?'),
     deleteAccount: db.prepare('DELETE FROM accounts WHERE uid = ?'),
     findAccount: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid = ?`),
     listAccounts: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid > ? ORDER BY uid LIMIT ?`),
@@ -63,6 +68,8 @@ export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
     },
 
     deleteAccount(uid) {
+      for (const statement of statements.deleteWebhooksOf) statement.run(uid);
+      statements.deleteWebhooks.run(uid);
       statements.deleteLinksOf.run(uid);
       return statements.deleteAccount.run(uid).changes === 1;
     },

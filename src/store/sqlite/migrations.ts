@@ -75,6 +75,69 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX stats_rollups_by_hour ON stats_rollups (hour);
   `,
   },
+  {
+    version: 4,
+    // CONTRACT §7.5, ADR 21. The cap of 5 webhooks is a conditional update of
+    // accounts.webhook_count, like the link cap. webhook_events is the outbox: one row per
+    // event and subscribed webhook, written in the change's transaction and deleted once
+    // delivered or failed; next_at and lease_until are milliseconds since the epoch (0: due
+    // now, not leased). webhook_visits holds visits waiting to be batched into link.visited
+    // (one row per webhook, link and classes per count batch). No foreign keys: the account
+    // and webhook deletes remove their rows themselves.
+    name: 'webhooks',
+    sql: `
+  ALTER TABLE accounts ADD COLUMN webhook_count INTEGER NOT NULL DEFAULT 0 CHECK (webhook_count >= 0);
+  CREATE TABLE webhooks (
+    id           TEXT    PRIMARY KEY,
+    account_uid  INTEGER NOT NULL,
+    url          TEXT    NOT NULL,
+    events       TEXT    NOT NULL,
+    visited      INTEGER NOT NULL CHECK (visited IN (0, 1)),
+    secret       TEXT    NOT NULL,
+    date_created TEXT    NOT NULL
+  );
+  CREATE INDEX webhooks_by_account ON webhooks (account_uid, visited);
+  CREATE TABLE webhook_events (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id     TEXT    NOT NULL,
+    webhook_id   TEXT    NOT NULL,
+    type         TEXT    NOT NULL,
+    occurred_at  TEXT    NOT NULL,
+    data         TEXT    NOT NULL,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    next_at      INTEGER NOT NULL DEFAULT 0,
+    lease_until  INTEGER NOT NULL DEFAULT 0,
+    lease_owner  TEXT
+  );
+  CREATE INDEX webhook_events_due ON webhook_events (next_at);
+  CREATE INDEX webhook_events_by_webhook ON webhook_events (webhook_id, type);
+  CREATE TABLE webhook_visits (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id TEXT    NOT NULL,
+    short_code TEXT    NOT NULL,
+    time       TEXT    NOT NULL,
+    bot        INTEGER NOT NULL,
+    referrer   TEXT    NOT NULL,
+    country    TEXT    NOT NULL,
+    browser    TEXT    NOT NULL,
+    os         TEXT    NOT NULL,
+    device     TEXT    NOT NULL,
+    visits     INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_visits_by_webhook ON webhook_visits (webhook_id, id);
+  CREATE TABLE webhook_deliveries (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id TEXT    NOT NULL,
+    event_id   TEXT    NOT NULL,
+    type       TEXT    NOT NULL,
+    attempt    INTEGER NOT NULL,
+    time       TEXT    NOT NULL,
+    status     INTEGER,
+    error      TEXT
+  );
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
+  `,
+  },
 ];
 
 /**

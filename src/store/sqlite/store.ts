@@ -28,6 +28,9 @@ import { startCheckpointer } from './checkpointer.ts';
 import { connect } from './connection.ts';
 import { guarded, translateError } from './errors.ts';
 import { createWriteBatch } from './write-batch.ts';
+import { prepareWebhooks, type SqliteOutbox } from './webhooks.ts';
+import { EventType } from '../../events/events.ts';
+import { accountRotatedData, linkDetailsData } from '../../events/payloads.ts';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. Missing parent folders are created. */
@@ -128,7 +131,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (short_code) DO NOTHING`,
     ),
-    deleteOwnLink: db.prepare('DELETE FROM links WHERE short_code = ? AND created_by = ?'),
+    deleteOwnLink: db.prepare(`DELETE FROM links WHERE short_code = ? AND created_by = ? RETURNING ${LINK_DETAILS_COLUMNS}`),
     linkExists: db.prepare('SELECT 1 AS found FROM links WHERE short_code = ?'),
     listLinks: db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE created_by = ? ORDER BY id`),
     findLink: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
@@ -242,6 +245,8 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     }, timeoutMs, signal));
   }
 
+  let outboxRef: SqliteOutbox | undefined;
+  const outbox = (): SqliteOutbox => outboxRef!;
   const counter = createGroupCommit<CountedRow>((increments, signal, now, visits) =>
     transaction(() => {
       const results = new Map<string, CountedLink<CountedRow>>();
@@ -267,9 +272,12 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         for (const [code, result] of results) {
           const linkId = result.row.linkId;
           if (linkId === undefined) continue; // nothing granted
-          for (const { visit, count } of grantedVisits(visits.get(code), result.granted ?? increments.get(code)!)) {
+          const tallies = grantedVisits(visits.get(code), result.granted ?? increments.get(code)!);
+          for (const { visit, count } of tallies) {
             statements.journalVisits.run(linkId, visit.hour, visit.bot ? 1 : 0, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count);
           }
+          // link.visited webhooks of the owner, in the same transaction (one probe when none).
+          outbox().recordVisits(result.row.createdBy, code, now, tallies);
         }
       }
       return results;
@@ -314,6 +322,9 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
 
   const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
+  const webhooks = prepareWebhooks(db, read, writes);
+  // The counter is made above, before the write batch; it reaches the outbox through this.
+  outboxRef = webhooks.outbox;
   const statsByScope = {
     link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
     account: { series: db.prepare(seriesSql({ accountUid: 0 }, sqlite)), values: db.prepare(valuesSql({ accountUid: 0 }, sqlite)) },
@@ -324,6 +335,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
 
   return {
     engine: 'sqlite',
+    webhooks: webhooks.store,
 
     createAccount(account: NewAccount) {
       return writes.run(
@@ -339,7 +351,11 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     },
 
     rotateAccessCode(uid, codeHash, newCodeHash) {
-      return writes.run(() => administration.rotateAccessCode(uid, codeHash, newCodeHash));
+      return writes.run(() => {
+        const account = administration.rotateAccessCode(uid, codeHash, newCodeHash);
+        if (account !== undefined) outbox().write(EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid);
+        return account;
+      });
     },
 
     deleteAccount(uid) {
@@ -370,7 +386,12 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
             link.shortCode, link.pointsTo, link.createdBy, link.dateCreated,
             link.title ?? null, joinTags(link.tags), link.expiresAt ?? null, link.maxVisits ?? null,
           );
-          return inserted.changes === 0 ? 'taken' : 'created';
+          if (inserted.changes === 0) return 'taken';
+          outbox().write(EventType.LinkCreated, link.dateCreated, linkDetailsData({
+            shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: 0, dateCreated: link.dateCreated,
+            title: link.title ?? null, tags: link.tags ?? [], expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,
+          }), link.createdBy);
+          return 'created';
         },
         (result) => result === 'created',
       );
@@ -378,8 +399,10 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
 
     deleteLink(shortCode: string, accountUid: number) {
       return writes.run<DeleteLinkResult>(() => {
-        if (statements.deleteOwnLink.run(shortCode, accountUid).changes === 1) {
+        const removed = statements.deleteOwnLink.get(shortCode, accountUid) as LinkDetailsRow | undefined;
+        if (removed !== undefined) {
           statements.giveBackSlot.run(accountUid);
+          outbox().write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed)), accountUid);
           return 'deleted';
         }
         return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
@@ -419,7 +442,9 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
           changes.expiresAt !== undefined ? 1 : 0, changes.expiresAt ?? null,
           changes.maxVisits !== undefined ? 1 : 0, changes.maxVisits ?? null,
         ) as unknown as LinkDetailsRow;
-        return { status: 'updated', link: detailsOf(row) };
+        const link = detailsOf(row);
+        outbox().write(EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid);
+        return { status: 'updated', link };
       });
     },
 

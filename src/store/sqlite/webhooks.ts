@@ -1,0 +1,208 @@
+/**
+ * Webhooks on SQLite (the same name and calls as ../postgres/webhooks.ts): registrations, the
+ * outbox writes the store's changes make inside their own transaction, and the dispatcher's
+ * claim and settlement. Writes run in the store's write batch (one COMMIT per batch), so the
+ * claim's UPDATE is atomic against every other process sharing the file (WORKERS > 1).
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { EventType } from '../../events/events.ts';
+import { newEventId, visitsData } from '../../events/payloads.ts';
+import type { Visit } from '../../stats/visit.ts';
+import {
+  DELIVERIES_KEPT, DELIVERY_COLUMNS, deliveryOf, foldVisitsSql, MAX_WEBHOOKS, outboxInsertSql, subscribedTo, takeVisits,
+  WAITING_VISIT_COLUMNS, WEBHOOK_COLUMNS, webhookOf,
+  type OutboxEvent, type WaitingVisitRow, type WebhookStore,
+} from '../webhooks.ts';
+import type { WriteBatch } from './write-batch.ts';
+
+/** The outbox writes a change makes in its own transaction (synchronous: inside the write). */
+export interface SqliteOutbox {
+  /** One row per webhook of `accountUid` subscribed to `type`. */
+  write(type: EventType, timestamp: string, data: unknown, accountUid: number): void;
+  /** The granted visits of one link in a count batch, for the owner's link.visited webhooks. */
+  recordVisits(accountUid: number, shortCode: string, time: string, tallies: readonly { visit: Visit; count: number }[]): void;
+}
+
+const sqlite = (n: number): string => `?${n}`;
+
+export function prepareWebhooks(
+  db: DatabaseSync,
+  read: <R>(work: () => R) => Promise<R>,
+  writes: WriteBatch,
+): { store: WebhookStore; outbox: SqliteOutbox } {
+  const statements = {
+    outbox: db.prepare(outboxInsertSql(sqlite)),
+    hasVisitHooks: db.prepare('SELECT 1 AS found FROM webhooks WHERE account_uid = ? AND visited = 1 LIMIT 1'),
+    recordVisit: db.prepare(
+      `INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
+       SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 FROM webhooks WHERE account_uid = ?1 AND visited = 1`,
+    ),
+    takeSlot: db.prepare(`UPDATE accounts SET webhook_count = webhook_count + 1 WHERE uid = ? AND webhook_count < ${MAX_WEBHOOKS}`),
+    giveBackSlot: db.prepare('UPDATE accounts SET webhook_count = webhook_count - 1 WHERE uid = ?'),
+    insert: db.prepare(
+      'INSERT INTO webhooks (id, account_uid, url, events, visited, secret, date_created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    list: db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_uid = ? ORDER BY date_created, id`),
+    owner: db.prepare('SELECT account_uid AS "accountUid" FROM webhooks WHERE id = ?'),
+    deleteEvents: db.prepare('DELETE FROM webhook_events WHERE webhook_id = ?'),
+    deleteVisits: db.prepare('DELETE FROM webhook_visits WHERE webhook_id = ?'),
+    deleteDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE webhook_id = ?'),
+    deleteWebhook: db.prepare('DELETE FROM webhooks WHERE id = ?'),
+    deliveries: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ${DELIVERIES_KEPT}`),
+    // At most one event per webhook per claim, none of a busy webhook's; oldest due first.
+    claim: db.prepare(
+      `UPDATE webhook_events SET lease_until = ?1 + ?2, lease_owner = ?3
+        WHERE seq IN (
+          SELECT seq FROM (
+            SELECT seq, next_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_at, seq) AS n
+              FROM webhook_events
+             WHERE next_at <= ?1 AND lease_until <= ?1 AND webhook_id NOT IN (SELECT value FROM json_each(?4))
+          ) WHERE n = 1 ORDER BY next_at, seq LIMIT ?5)
+        RETURNING seq, event_id AS "eventId", webhook_id AS "webhookId", type, occurred_at AS "timestamp", data, attempts`,
+    ),
+    target: db.prepare('SELECT url, secret FROM webhooks WHERE id = ?'),
+    finish: db.prepare('DELETE FROM webhook_events WHERE seq = ? AND lease_owner = ?'),
+    reschedule: db.prepare(
+      'UPDATE webhook_events SET attempts = attempts + 1, next_at = ?3, lease_until = 0, lease_owner = NULL WHERE seq = ?1 AND lease_owner = ?2',
+    ),
+    release: db.prepare('UPDATE webhook_events SET lease_until = 0, lease_owner = NULL WHERE seq = ? AND lease_owner = ?'),
+    recordDelivery: db.prepare(
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, type, attempt, time, status, error)
+       SELECT id, ?2, ?3, ?4, ?5, ?6, ?7 FROM webhooks WHERE id = ?1`,
+    ),
+    trimDeliveries: db.prepare(
+      `DELETE FROM webhook_deliveries WHERE webhook_id = ?1 AND id <= (
+         SELECT id FROM webhook_deliveries WHERE webhook_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ${DELIVERIES_KEPT})`,
+    ),
+    webhooksWithVisits: db.prepare(
+      `SELECT DISTINCT v.webhook_id AS "webhookId" FROM webhook_visits v
+        WHERE NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.webhook_id = v.webhook_id AND e.type = '${EventType.LinkVisited}')`,
+    ),
+    visitRows: db.prepare(`SELECT ${WAITING_VISIT_COLUMNS} FROM webhook_visits WHERE webhook_id = ? ORDER BY id LIMIT ?`),
+    waitingCount: db.prepare('SELECT count(*) AS n, max(id) AS last FROM webhook_visits WHERE webhook_id = ?'),
+    foldVisits: db.prepare(foldVisitsSql(sqlite)),
+    forgetVisits: db.prepare('DELETE FROM webhook_visits WHERE webhook_id = ? AND id <= ?'),
+    shrinkVisit: db.prepare('UPDATE webhook_visits SET visits = ? WHERE id = ?'),
+    webhookAccount: db.prepare('SELECT account_uid AS "accountUid" FROM webhooks WHERE id = ?'),
+    insertEvent: db.prepare(
+      'INSERT INTO webhook_events (event_id, webhook_id, type, occurred_at, data) VALUES (?, ?, ?, ?, ?)',
+    ),
+    pending: db.prepare('SELECT count(*) AS n FROM webhook_events'),
+  } satisfies Record<string, StatementSync>;
+
+  function removeWebhook(id: string): void {
+    statements.deleteEvents.run(id);
+    statements.deleteVisits.run(id);
+    statements.deleteDeliveries.run(id);
+    statements.deleteWebhook.run(id);
+  }
+
+  const outbox: SqliteOutbox = {
+    write(type, timestamp, data, accountUid) {
+      statements.outbox.run(newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type));
+    },
+    recordVisits(accountUid, shortCode, time, tallies) {
+      if (tallies.length === 0 || statements.hasVisitHooks.get(accountUid) === undefined) return;
+      for (const { visit, count } of tallies) {
+        statements.recordVisit.run(
+          accountUid, shortCode, time, visit.bot ? 1 : 0, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count,
+        );
+      }
+    },
+  };
+
+  const store: WebhookStore = {
+    create(webhook) {
+      return writes.run(() => {
+        if (statements.takeSlot.run(webhook.accountUid).changes === 0) return 'cap_reached';
+        statements.insert.run(
+          webhook.id, webhook.accountUid, webhook.url, webhook.events.join(','),
+          webhook.events.includes(EventType.LinkVisited) ? 1 : 0, webhook.sealedSecret, webhook.dateCreated,
+        );
+        return 'created';
+      });
+    },
+
+    list(accountUid) {
+      return read(() => statements.list.all(accountUid).map((row) => webhookOf(row)));
+    },
+
+    delete(id, accountUid) {
+      return writes.run(() => {
+        const row = statements.owner.get(id) as { accountUid: number } | undefined;
+        if (row === undefined) return 'not_found';
+        if (row.accountUid !== accountUid) return 'not_owner';
+        removeWebhook(id);
+        statements.giveBackSlot.run(accountUid);
+        return 'deleted';
+      });
+    },
+
+    deliveries(id, accountUid) {
+      return read(() => {
+        const row = statements.owner.get(id) as { accountUid: number } | undefined;
+        if (row === undefined) return { status: 'not_found' };
+        if (row.accountUid !== accountUid) return { status: 'not_owner' };
+        return { status: 'found', deliveries: statements.deliveries.all(id).map((r) => deliveryOf(r)) };
+      });
+    },
+
+    claim({ now, leaseMs, owner, limit, busyWebhooks }) {
+      return writes.run(() => {
+        const rows = statements.claim.all(now, leaseMs, owner, JSON.stringify(busyWebhooks), limit);
+        const events: OutboxEvent[] = [];
+        for (const row of rows) {
+          const target = statements.target.get(row.webhookId as string) as { url: string; secret: string } | undefined;
+          if (target === undefined) continue;
+          events.push({
+            seq: Number(row.seq), eventId: row.eventId as string, webhookId: row.webhookId as string, url: target.url,
+            sealedSecret: target.secret, type: row.type as EventType, timestamp: row.timestamp as string,
+            data: row.data as string, attempts: Number(row.attempts),
+          });
+        }
+        return events;
+      });
+    },
+
+    settle(event, owner, settlement) {
+      return writes.run(() => {
+        if (settlement.outcome === 'released') {
+          statements.release.run(event.seq, owner);
+          return;
+        }
+        if (settlement.outcome === 'retry') statements.reschedule.run(event.seq, owner, settlement.nextAttemptAt);
+        else statements.finish.run(event.seq, owner);
+        // The attempt was made whoever holds the lease now: it is logged either way.
+        const d = settlement.delivery;
+        statements.recordDelivery.run(event.webhookId, d.eventId, d.type, d.attempt, d.time, d.status, d.error);
+        statements.trimDeliveries.run(event.webhookId);
+      });
+    },
+
+    collectVisits({ now, maxVisits, foldAbove }) {
+      return writes.run(() => {
+        let made = 0;
+        for (const { webhookId } of statements.webhooksWithVisits.all() as { webhookId: string }[]) {
+          const waiting = statements.waitingCount.get(webhookId) as { n: number; last: number };
+          if (waiting.n > foldAbove) {
+            statements.foldVisits.run(webhookId, waiting.last);
+            statements.forgetVisits.run(webhookId, waiting.last);
+          }
+          const rows = statements.visitRows.all(webhookId, maxVisits) as unknown as WaitingVisitRow[];
+          const { items, usedThrough, partial } = takeVisits(rows, maxVisits);
+          if (items.length === 0) continue;
+          if (usedThrough !== undefined) statements.forgetVisits.run(webhookId, usedThrough);
+          if (partial !== undefined) statements.shrinkVisit.run(partial.remaining, partial.id);
+          statements.insertEvent.run(newEventId(), webhookId, EventType.LinkVisited, now, JSON.stringify(visitsData(items)));
+          made++;
+        }
+        return made;
+      });
+    },
+
+    pending() {
+      return read(() => Number((statements.pending.get() as { n: number }).n));
+    },
+  };
+  return { store, outbox };
+}
