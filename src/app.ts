@@ -40,6 +40,11 @@ import { createMetrics } from './metrics/metrics.ts';
 import { createCounters, type RateLimitCounters } from './rate-limit/create-counters.ts';
 import type { Store } from './store/store.ts';
 import { registerWebRoutes } from './web/routes.ts';
+import { registerWebhookRoutes } from './http/routes/webhooks.ts';
+import { startDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
+import { createSecretBox } from './webhooks/secret-box.ts';
+import { createWebhookService } from './webhooks/webhook-service.ts';
+import type { ResolveAll } from './webhooks/target-address.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -63,10 +68,15 @@ export interface AppDeps {
    * answers 503 as it does once closing has begun.
    */
   readonly draining?: () => boolean;
+  /**
+   * Webhook delivery settings (tests shorten the poll or resolve names their own way); with
+   * `dispatch: false` this app registers webhooks but delivers nothing.
+   */
+  readonly webhooks?: Partial<Omit<DispatcherOptions, 'store' | 'secrets' | 'allowPrivate'>> & { readonly dispatch?: boolean; readonly resolve?: ResolveAll };
 }
 
 /** Builds the HTTP application around an open store. */
-export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [], draining = () => false }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [], draining = () => false, webhooks: webhookOptions = {} }: AppDeps): Promise<FastifyInstance> {
   const metrics = createMetrics();
   // The whole-request deadline: STORAGE_TIMEOUT plus a margin, so storage calls answer first
   // with their own error (request-bounds.ts).
@@ -152,6 +162,30 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   if (config.adminToken !== undefined) {
     const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid) });
     registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl });
+  }
+  // Webhooks (CONTRACT §7.5, ADR 21): only with WEBHOOK_SECRET_KEY, which seals the secrets.
+  if (config.webhookSecretKey !== undefined) {
+    const secrets = createSecretBox(config.webhookSecretKey);
+    const { dispatch = true, resolve, ...dispatchOptions } = webhookOptions;
+    const webhooks = createWebhookService({
+      store: store.webhooks, secrets, clock, allowPrivate: config.webhookAllowPrivate, ...(resolve === undefined ? {} : { resolve }),
+    });
+    registerWebhookRoutes(app, { webhooks, authenticate, rateLimits });
+    if (dispatch) {
+      const dispatcher = startDispatcher({
+        store: store.webhooks,
+        secrets,
+        allowPrivate: config.webhookAllowPrivate,
+        observer: metrics.webhooks,
+        onError: (error, what) => app.log.warn({ err: error }, `webhooks: ${what} failed; tried again later`),
+        ...(resolve === undefined ? {} : { resolve }),
+        ...dispatchOptions,
+      });
+      metrics.watchWebhooks(() => store.webhooks.pending());
+      // Before the store closes (start-server.ts closes it after the app): attempts in flight
+      // are cut and their events released, due again at once here or on another instance.
+      app.addHook('onClose', () => dispatcher.stop());
+    }
   }
   registerHealthRoutes(app, {
     checks: [{ name: 'storage', check: () => storageHealth.check(store) }, ...rateLimitCounters.readiness, ...readiness],

@@ -24,6 +24,10 @@ export const ErrorCode = {
   LinkGone: 'link_gone',
   /** The caller's account has been disabled by an administrator. */
   AccountDisabled: 'account_disabled',
+  /** No webhook has this id. */
+  WebhookNotFound: 'webhook_not_found',
+  /** The account already holds the most webhooks it may (5). */
+  WebhookCapReached: 'webhook_cap_reached',
   /** No live link has this shortcode. */
   LinkNotFound: 'link_not_found',
   /** The chosen shortcode is held by another link. */

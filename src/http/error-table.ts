@@ -18,6 +18,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.RegistrationClosed]: 403,
   [ErrorCode.AccountNotFound]: 404,
   [ErrorCode.LinkNotFound]: 404,
+  [ErrorCode.WebhookNotFound]: 404,
+  [ErrorCode.WebhookCapReached]: 403,
   [ErrorCode.LinkGone]: 410,
   [ErrorCode.AccountDisabled]: 403,
   [ErrorCode.MethodNotAllowed]: 405,

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.ts';
 import { BROWSER_HEADERS, DOCS_CONTENT_SECURITY_POLICY } from '../web/security-headers.ts';
-import { ACCESS_CODE_SECURITY, MALFORMED_REQUEST_RESPONSE, PUBLIC_SECURITY, SecurityScheme } from './schemas.ts';
+import { ACCESS_CODE_SECURITY, EventSchemas, MALFORMED_REQUEST_RESPONSE, PUBLIC_SECURITY, SecurityScheme } from './schemas.ts';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -53,6 +53,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         { name: 'accounts', description: 'Create an account, read it' },
         { name: 'links', description: 'Create, list, delete, resolve and follow short links' },
         { name: 'operations', description: 'Health, readiness, metrics and this document' },
+        ...(config.webhookSecretKey === undefined ? [] : [{ name: 'webhooks', description: 'Register webhooks, see their deliveries' }]),
       ],
       components: {
         securitySchemes: {
@@ -92,9 +93,35 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           }
         }
       }
+      if (config.webhookSecretKey !== undefined) (document as Record<string, unknown>).webhooks = webhookDocuments();
       return document;
     },
   });
+}
+
+/** OpenAPI 3.1 `webhooks`: what a receiver is sent, one entry and one payload schema per event type. */
+function webhookDocuments(): Record<string, unknown> {
+  const headers = [
+    { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'The event\'s id: the same on every retry' },
+    { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Seconds since the epoch, of this attempt' },
+    {
+      name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' },
+      description: 'v1,<base64 HMAC-SHA256 of "id.timestamp.body" under the base64-decoded secret after whsec_>',
+    },
+  ];
+  return Object.fromEntries(Object.entries(EventSchemas).map(([type, schema]) => [type, {
+    post: {
+      operationId: `event${type.split('.').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')}`,
+      summary: (schema as { description?: string }).description,
+      tags: ['webhooks'],
+      security: [],
+      parameters: headers,
+      requestBody: { required: true, content: { 'application/json': { schema } } },
+      responses: {
+        200: { description: 'Any 2xx: delivered. 410: not retried. Anything else, or no answer in 10 s: retried for 24 h' },
+      },
+    },
+  }]));
 }
 
 /** `/openapi.json` and the Swagger UI at `/docs` (its files from node_modules). */

@@ -11,6 +11,10 @@ export const Operation = {
   RotateAccessCode: 'rotate access code',
   DeleteAccount: 'delete account',
   Administer: 'administer',
+  CreateWebhook: 'create webhook',
+  ListWebhooks: 'list webhooks',
+  DeleteWebhook: 'delete webhook',
+  ListDeliveries: 'list webhook deliveries',
   Other: 'handle request',
 } as const;
 

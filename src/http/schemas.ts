@@ -332,3 +332,100 @@ export function errorResponses(operation: string, statuses: readonly number[]) {
   }
   return responses;
 }
+
+const EVENTS_DESCRIPTION = 'Comma-separated, from link.created, link.updated, link.deleted, link.visited, account.rotated';
+
+export const WebhookSchema = Type.Object(
+  {
+    Id: Type.String({ description: 'The webhook\'s id: wh_ and 24 hex digits' }),
+    Url: Type.String({ description: 'Where events are POSTed' }),
+    Events: Type.Array(Type.String(), { description: 'The event types it receives' }),
+    DateCreated: Type.String({ description: 'Creation time (UTC)' }),
+  },
+  { $id: 'Webhook', description: 'A webhook registration, without its secret' },
+);
+
+/** A webhook on the wire (`GET /v1/webhooks`). */
+export type Webhook = Static<typeof WebhookSchema>;
+
+export const CreatedWebhookSchema = Type.Object(
+  {
+    Id: Type.String({ description: 'The webhook\'s id: wh_ and 24 hex digits' }),
+    Url: Type.String({ description: 'Where events are POSTed' }),
+    Events: Type.Array(Type.String(), { description: 'The event types it receives' }),
+    Secret: Type.String({ description: 'The signing secret, whsec_ and base64 of 32 bytes: shown this once' }),
+    DateCreated: Type.String({ description: 'Creation time (UTC)' }),
+  },
+  { $id: 'CreatedWebhook', description: 'A new webhook with its signing secret, shown only in this answer' },
+);
+
+/** A new webhook on the wire (`POST /v1/webhooks`). */
+export type CreatedWebhook = Static<typeof CreatedWebhookSchema>;
+
+export const DeliverySchema = Type.Object(
+  {
+    EventId: Type.String({ description: 'The event\'s webhook-id (the same on every attempt)' }),
+    Type: Type.String({ description: 'The event type' }),
+    Attempt: Type.Integer({ description: '1 for the first attempt' }),
+    Time: Type.String({ description: 'When the attempt ended (UTC)' }),
+    Status: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver\'s HTTP status, or null without an answer' }),
+    Error: Type.Union([Type.String(), Type.Null()], { description: 'Why the attempt failed, or null' }),
+  },
+  { $id: 'Delivery', description: 'One delivery attempt' },
+);
+
+/** A delivery attempt on the wire (`GET /v1/webhooks/deliveries`). */
+export type Delivery = Static<typeof DeliverySchema>;
+
+export const CreateWebhookQuery = Type.Object({
+  url: Type.Optional(Type.String({ description: 'http(s) URL of the receiver (required); not a loopback, private or link-local address' })),
+  events: Type.Optional(Type.String({ description: `${EVENTS_DESCRIPTION} (required)` })),
+  auth: AUTH,
+});
+
+export const CreateWebhookBody = Type.Object({
+  url: Type.Optional(Type.String({ description: 'http(s) URL of the receiver' })),
+  events: Type.Optional(Type.String({ description: EVENTS_DESCRIPTION })),
+});
+
+export const WebhookIdQuery = Type.Object({
+  id: Type.Optional(Type.String({ description: 'The webhook\'s id (required)' })),
+  auth: AUTH,
+});
+
+const VisitItemSchema = Type.Object(
+  {
+    ShortCode: Type.String(),
+    Time: Type.String({ description: 'When it was counted (UTC); the hour\'s start for visits folded while the receiver was down' }),
+    Bot: Type.Boolean(),
+    Referrer: Type.String({ description: 'Referrer host, (direct) without one' }),
+    Country: Type.String({ description: 'ISO 3166 alpha-2, ZZ unknown' }),
+    Browser: Type.String(),
+    OperatingSystem: Type.String(),
+    Device: Type.String({ description: 'desktop, mobile, tablet, bot or other' }),
+  },
+  { description: 'One counted visit' },
+);
+
+/** The `{type, timestamp, data}` body of one event type. */
+function eventSchema(type: string, data: Parameters<typeof Type.Object>[0], description: string) {
+  return Type.Object(
+    {
+      type: Type.Literal(type),
+      timestamp: Type.String({ description: 'When the change happened (UTC)' }),
+      data: Type.Object(data),
+    },
+    { description },
+  );
+}
+
+/** One schema per event payload type (CONTRACT §7.5), for the OpenAPI document's `webhooks`. */
+export const EventSchemas = {
+  'link.created': eventSchema('link.created', LinkDetailsSchema.properties, 'A link was created; data is its LinkDetails'),
+  'link.updated': eventSchema('link.updated', LinkDetailsSchema.properties, 'A link was edited; data is its LinkDetails after the edit'),
+  'link.deleted': eventSchema('link.deleted', LinkDetailsSchema.properties, 'A link was deleted; data is its last LinkDetails'),
+  'link.visited': eventSchema('link.visited', {
+    visits: Type.Array(VisitItemSchema, { description: 'The visits since the previous delivery, at most 1000 per delivery' }),
+  }, 'Links were visited (batched: at most one delivery per second per webhook)'),
+  'account.rotated': eventSchema('account.rotated', { Uid: Type.Integer() }, 'The account\'s access code was rotated'),
+} as const;

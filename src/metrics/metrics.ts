@@ -6,7 +6,7 @@
  */
 import cluster from 'node:cluster';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { GROUP_COMMIT_CHANNEL, type BatchEvent } from '../store/group-commit.ts';
 import { clusterExposition } from './cluster-metrics.ts';
 import { createFastHistogram, type HistogramSeries } from './histogram.ts';
@@ -47,6 +47,14 @@ export interface Metrics {
   visitRecorded(bot: boolean): void;
   /** Counts a connection the server closed because of how the client behaved. */
   connectionClosed(reason: string): void;
+  /** What the webhook dispatcher reports (src/webhooks/dispatcher.ts). */
+  readonly webhooks: {
+    delivered(type: string, seconds: number): void;
+    failed(type: string): void;
+    attempted(type: string, ok: boolean, seconds: number): void;
+  };
+  /** Reads the webhook outbox's size at each scrape. */
+  watchWebhooks(pending: () => Promise<number>): void;
   /** The Prometheus text exposition. */
   render(): Promise<string>;
   /** Stops watching the group commit. */
@@ -151,6 +159,45 @@ export function createMetrics({ clusterWorker = cluster.isWorker }: MetricsOptio
   };
   subscribe(GROUP_COMMIT_CHANNEL, onBatch);
 
+  const webhookDelivered = new Counter({
+    name: 'shortlink_webhook_events_delivered_total',
+    help: 'Webhook events delivered (the receiver answered 2xx), by event type.',
+    labelNames: ['type'],
+    registers: [registry],
+  });
+  const webhookFailed = new Counter({
+    name: 'shortlink_webhook_events_failed_total',
+    help: 'Webhook events given up: 24 h of retries passed, or the receiver answered 410.',
+    labelNames: ['type'],
+    registers: [registry],
+  });
+  const webhookLatency = createFastHistogram(registry, {
+    name: 'shortlink_webhook_delivery_latency_seconds',
+    help: 'From a change to its webhook event being delivered (retries included).',
+    labelNames: ['type'],
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400],
+  });
+  const webhookAttempts = createFastHistogram(registry, {
+    name: 'shortlink_webhook_attempt_duration_seconds',
+    help: 'Time one delivery attempt took, by result.',
+    labelNames: ['result'],
+    buckets: REQUEST_BUCKETS,
+  });
+  let pendingWebhookEvents: (() => Promise<number>) | undefined;
+  new Gauge({
+    name: 'shortlink_webhook_events_pending',
+    help: 'Webhook events waiting in the outbox (being delivered or due for a retry).',
+    registers: [registry],
+    async collect() {
+      if (pendingWebhookEvents === undefined) return;
+      try {
+        this.set(await pendingWebhookEvents());
+      } catch {
+        // storage down: the scrape still answers, without a fresh value
+      }
+    },
+  });
+
   const exposition = Registry.merge([processMetrics(), registry]);
   const render = clusterWorker ? clusterExposition(exposition) : () => exposition.metrics();
 
@@ -192,6 +239,21 @@ export function createMetrics({ clusterWorker = cluster.isWorker }: MetricsOptio
     },
     connectionClosed(reason) {
       closedConnections.inc({ reason });
+    },
+    webhooks: {
+      delivered(type, seconds) {
+        webhookDelivered.inc({ type });
+        webhookLatency.series({ type }).observe(seconds);
+      },
+      failed(type) {
+        webhookFailed.inc({ type });
+      },
+      attempted(_type, ok, seconds) {
+        webhookAttempts.series({ result: ok ? 'ok' : 'error' }).observe(seconds);
+      },
+    },
+    watchWebhooks(pending) {
+      pendingWebhookEvents = pending;
     },
     render,
     close() {

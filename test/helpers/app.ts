@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppDeps } from '../../src/app.ts';
 import { loadConfig, type Config, type StorageConfig } from '../../src/config.ts';
 import type { Counters } from '../../src/rate-limit/counters.ts';
 import { givenCounters } from '../../src/rate-limit/create-counters.ts';
@@ -119,6 +119,8 @@ export interface TestAppExtras {
   readonly counters?: Counters;
   /** Changes what the app sees of the store (a method that fails, say); closing stays with the real one. */
   readonly wrapStore?: (store: Store) => Store;
+  /** Webhook delivery settings (a short poll, say). */
+  readonly webhooks?: AppDeps['webhooks'];
 }
 
 /** An app on its own fresh database (see createTestDatabase); close() removes everything. */
