@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { AccountRecord, LinkRecord, NewLink, StatsRows, Store } from '../../src/store/store.ts';
 import type { Visit, VisitClasses } from '../../src/stats/visit.ts';
+import type { OutboxEvent } from '../../src/store/webhooks.ts';
 
 /** What a backend's factory hands the suite for one test. */
 export interface OpenedStore {
@@ -971,6 +972,123 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.deepEqual((await store.readStats({ accountUid: account.uid }, HOUR, HOUR + 1)).series, []);
         await store.foldStats({ daysBeforeHour: 0 });
         assert.deepEqual((await store.readStats({ accountUid: account.uid }, HOUR, HOUR + 1)).series, []);
+      });
+    });
+
+    describe('webhooks (CONTRACT §7.5)', () => {
+      const ALL_TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.visited', 'account.rotated'] as const;
+      function webhook(accountUid: number, events: readonly (typeof ALL_TYPES)[number][] = ALL_TYPES) {
+        return {
+          id: `wh_${randomBytes(12).toString('hex')}`, accountUid, url: 'https://receiver.example/hook', events: [...events],
+          dateCreated: new Date().toISOString(), sealedSecret: 'v1.sealed',
+        };
+      }
+      /** Every event of one webhook, claimed and delivered one by one (a claim takes one per webhook). */
+      async function takeAll(webhookId: string, owner = 'contract'): Promise<OutboxEvent[]> {
+        const taken: OutboxEvent[] = [];
+        for (;;) {
+          const events = (await store.webhooks.claim({ now: Date.now(), leaseMs: 60_000, owner, limit: 100, busyWebhooks: [] }))
+            .filter((event) => event.webhookId === webhookId);
+          if (events.length === 0) return taken;
+          for (const event of events) {
+            taken.push(event);
+            const delivery = { eventId: event.eventId, type: event.type, attempt: 1, time: new Date().toISOString(), status: 200, error: null };
+            await store.webhooks.settle(event, owner, { outcome: 'delivered', delivery });
+          }
+        }
+      }
+
+      test('at most 5 per account, however many creates race', async () => {
+        const account = await createAccount();
+        const results = await Promise.all(Array.from({ length: 12 }, () => store.webhooks.create(webhook(account.uid))));
+        assert.deepEqual(tally(results), { created: 5, cap_reached: 7 });
+        assert.equal((await store.webhooks.list(account.uid)).length, 5);
+        const other = await createAccount();
+        assert.equal(await store.webhooks.create(webhook(other.uid)), 'created', 'the cap is per account');
+      });
+
+      test('a change writes its event in its own transaction, only for the types subscribed', async () => {
+        const account = await createAccount();
+        const hook = webhook(account.uid, ['link.created', 'link.deleted', 'account.rotated']);
+        assert.equal(await store.webhooks.create(hook), 'created');
+        assert.equal(await store.createLink(link(account.uid, code('wa'))), 'created');
+        assert.equal(await store.createLink(link(account.uid, code('wa'))), 'taken');
+        assert.equal((await store.updateLink(code('wa'), account.uid, { title: 'T' })).status, 'updated');
+        assert.equal(await store.deleteLink(code('wa'), account.uid), 'deleted');
+        const events = await takeAll(hook.id);
+        assert.deepEqual(events.map((event) => event.type), ['link.created', 'link.deleted']);
+        const deleted = JSON.parse(events[1]!.data) as { ShortCode: string; Title: string };
+        assert.equal(deleted.ShortCode, code('wa'));
+        assert.equal(deleted.Title, 'T', 'the link\'s last state');
+        assert.notEqual(events[0]!.eventId, events[1]!.eventId);
+        assert.equal(events[0]!.url, hook.url);
+        assert.equal(events[0]!.sealedSecret, hook.sealedSecret);
+        const log = await store.webhooks.deliveries(hook.id, account.uid);
+        assert.equal(log.status, 'found');
+        assert.deepEqual(log.status === 'found' ? log.deliveries.map((d) => d.type) : [], ['link.deleted', 'link.created']);
+        assert.deepEqual(await store.webhooks.deliveries(hook.id, account.uid + 1000), { status: 'not_owner' });
+      });
+
+      test('a claimed event is leased: no other dispatcher gets it until the lease passes; a lost lease settles nothing', async () => {
+        const account = await createAccount();
+        const hook = webhook(account.uid, ['link.created']);
+        await store.webhooks.create(hook);
+        await store.createLink(link(account.uid, code('wl')));
+        const now = Date.now();
+        const claim = (owner: string, at: number) => store.webhooks.claim({ now: at, leaseMs: 1000, owner, limit: 10, busyWebhooks: [] })
+          .then((events) => events.filter((event) => event.webhookId === hook.id));
+        const [first, second] = await Promise.all([claim('a', now), claim('b', now)]);
+        assert.equal(first!.length + second!.length, 1, 'one dispatcher got it');
+        assert.deepEqual(await claim('b', now + 500), []);
+        assert.deepEqual(await store.webhooks.claim({ now: now + 2000, leaseMs: 1000, owner: 'c', limit: 10, busyWebhooks: [hook.id] }).then((e) => e.filter((x) => x.webhookId === hook.id)), [], 'a busy webhook is skipped');
+        const [taken] = await claim('c', now + 2000);
+        assert.ok(taken, 'taken again once the lease passed');
+        const holder = first!.length === 1 ? 'a' : 'b';
+        const delivery = { eventId: taken.eventId, type: taken.type, attempt: 1, time: new Date().toISOString(), status: 200, error: null };
+        await store.webhooks.settle(taken, holder, { outcome: 'delivered', delivery });
+        assert.equal((await claim('d', now + 4000)).length, 1, 'the old holder could not settle it');
+        await store.webhooks.settle(taken, 'd', { outcome: 'retry', delivery: { ...delivery, status: 500, error: 'x' }, nextAttemptAt: now + 60_000 });
+        assert.deepEqual(await claim('e', now + 5000), [], 'not due before its retry');
+        const [retried] = await claim('e', now + 61_000);
+        assert.equal(retried!.attempts, 1);
+        assert.equal(retried!.eventId, taken.eventId, 'the same id on a retry');
+      });
+
+      test('visits wait in the count\'s transaction and become one link.visited event per webhook at a time', async () => {
+        const account = await createAccount();
+        const hook = webhook(account.uid, ['link.visited']);
+        await store.webhooks.create(hook);
+        await store.createLink(link(account.uid, code('wv')));
+        const hour = Math.floor(Date.now() / 3_600_000);
+        const visit = { hour, key: 'k', bot: false, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop' } as const;
+        await Promise.all(Array.from({ length: 7 }, () => store.resolveLink(code('wv'), undefined, visit)));
+        const collect = () => store.webhooks.collectVisits({ now: new Date().toISOString(), maxVisits: 5, foldAbove: 1000 });
+        assert.ok(await collect() >= 1);
+        assert.equal(await collect(), 0, 'none while one is pending');
+        const [first] = await takeAll(hook.id);
+        const visits = (JSON.parse(first!.data) as { visits: { ShortCode: string; Country: string }[] }).visits;
+        assert.equal(visits.length, 5, 'at most maxVisits in one event');
+        assert.equal(visits[0]!.ShortCode, code('wv'));
+        assert.ok(await collect() >= 1);
+        const [second] = await takeAll(hook.id);
+        assert.equal((JSON.parse(second!.data) as { visits: unknown[] }).visits.length, 2, 'the rest, none lost');
+      });
+
+      test('deleting the webhook or the account removes it with its events', async () => {
+        const account = await createAccount();
+        const hook = webhook(account.uid, ['link.created']);
+        await store.webhooks.create(hook);
+        await store.createLink(link(account.uid, code('wd')));
+        assert.equal(await store.webhooks.delete(hook.id, account.uid + 1000), 'not_owner');
+        assert.equal(await store.webhooks.delete(hook.id, account.uid), 'deleted');
+        assert.equal(await store.webhooks.delete(hook.id, account.uid), 'not_found');
+        assert.deepEqual(await takeAll(hook.id), []);
+        const again = webhook(account.uid, ['link.created']);
+        await store.webhooks.create(again);
+        await store.createLink(link(account.uid, code('we')));
+        assert.equal(await store.deleteAccount(account.uid), true);
+        assert.deepEqual(await takeAll(again.id), []);
+        assert.deepEqual(await store.webhooks.list(account.uid), []);
       });
     });
 
