@@ -24,6 +24,8 @@ try {
     LOG_LEVEL: 'silent',
     RATE_LIMIT: 'off',
     METRICS_TOKEN: 'openapi-lint-token-0123456789',
+    // The webhook routes and the OpenAPI `webhooks` exist only with a key.
+    WEBHOOK_SECRET_KEY: 'openapi-lint-webhook-key-0123456789',
   });
   const store = await openStore(config.storage);
   const app = await buildApp({ config, store });

@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { startReceiver } from '../helpers/webhook-receiver.ts';
 import { ShortlinkAdminClient, ShortlinkClient, ShortlinkError, type Account, type LinkDetails } from '../../packages/client/src/index.ts';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
 
@@ -31,7 +33,7 @@ describe('client against a running server', () => {
   let anonymous: ShortlinkClient;
 
   before(async () => {
-    server = await startServer({ env: { DEFAULT_MAX_LINKS: '3', ADMIN_TOKEN } });
+    server = await startServer({ env: { DEFAULT_MAX_LINKS: '3', ADMIN_TOKEN, WEBHOOK_SECRET_KEY: 'a-webhook-key-of-at-least-32-characters', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     anonymous = new ShortlinkClient({ baseUrl: server.url });
   });
   after(cleanup);
@@ -204,6 +206,31 @@ describe('client against a running server', () => {
     assert.notEqual(rotated.AccessCode, account.AccessCode);
     await refusal(() => client.getAccount(), 401, /^Unable to get account information: /);
     assert.deepEqual(await client.withAccessCode(rotated.AccessCode).getAccount(), rotated);
+  });
+
+  test('webhooks: create (secret once), list, deliveries, delete; a delivery verifies', async () => {
+    const { client } = await signedIn();
+    const receiver = await startReceiver();
+    try {
+      const created = await client.createWebhook(receiver.url, ['link.created']);
+      assert.match(created.Secret, /^whsec_/);
+      assert.deepEqual((await client.listWebhooks()).map((w) => [w.Id, w.Url, w.Events]), [[created.Id, receiver.url, ['link.created']]]);
+      await client.createLink('https://example.com/hooked');
+      await receiver.until((got) => got.length === 1);
+      const event = new Webhook(created.Secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>);
+      assert.equal((event as { type: string }).type, 'link.created');
+      let deliveries: Awaited<ReturnType<typeof client.webhookDeliveries>> = [];
+      for (const deadline = Date.now() + 5000; deliveries.length === 0 && Date.now() < deadline;) {
+        deliveries = await client.webhookDeliveries(created.Id);
+      }
+      assert.equal(deliveries[0]?.Status, 200);
+      await refusal(() => client.createWebhook('ftp://example.com/', ['link.created']), 400, /^Unable to create webhook: /);
+      await client.deleteWebhook(created.Id);
+      await refusal(() => client.webhookDeliveries(created.Id), 404, /^Unable to list webhook deliveries: /);
+      assert.deepEqual(await client.listWebhooks(), []);
+    } finally {
+      await receiver.close();
+    }
   });
 
   test('deleteAccount removes the account and its links', async () => {

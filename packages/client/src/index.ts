@@ -14,7 +14,7 @@
 
 // Type-only, so erased before any runtime resolves it; `.js` because a `.d.ts` keeps the
 // specifier as written and its readers look for the compiled name.
-import type { Account, AdminAccount, Link, LinkDetails, Statistics } from './types.js';
+import type { Account, AdminAccount, CreatedWebhook, Delivery, Link, LinkDetails, Statistics, Webhook } from './types.js';
 
 /**
  * The wire types (an `Account` from `newAccount` and `getAccount`, a `Link` from `resolve`,
@@ -254,6 +254,34 @@ export class ShortlinkClient {
     query.set('format', 'csv');
     const response = await this.#send({ method: 'GET', path: `/v1/stats?${query}`, authenticated: true, operation: 'get statistics' });
     return response.text();
+  }
+
+  /**
+   * Registers a webhook for these event types (`link.created`, `link.updated`, `link.deleted`,
+   * `link.visited`, `account.rotated`). The answer's `Secret` verifies the deliveries'
+   * signatures and is shown this once. At most 5 per account.
+   */
+  async createWebhook(url: string, events: readonly string[]): Promise<CreatedWebhook> {
+    const query = new URLSearchParams({ url, events: events.join(',') });
+    return this.#json<CreatedWebhook>({ method: 'POST', path: `/v1/webhooks?${query}`, authenticated: true, operation: 'create webhook' });
+  }
+
+  /** The account's webhooks, oldest first, without their secrets. */
+  async listWebhooks(): Promise<Webhook[]> {
+    return this.#json<Webhook[]>({ method: 'GET', path: '/v1/webhooks', authenticated: true, operation: 'list webhooks' });
+  }
+
+  /** Deletes one of the account's webhooks; its pending events go with it. */
+  async deleteWebhook(id: string): Promise<void> {
+    const query = new URLSearchParams({ id });
+    const response = await this.#send({ method: 'DELETE', path: `/v1/webhooks?${query}`, authenticated: true, operation: 'delete webhook' });
+    await response.body?.cancel();
+  }
+
+  /** The last 100 delivery attempts of one of the account's webhooks, newest first. */
+  async webhookDeliveries(id: string): Promise<Delivery[]> {
+    const query = new URLSearchParams({ id });
+    return this.#json<Delivery[]>({ method: 'GET', path: `/v1/webhooks/deliveries?${query}`, authenticated: true, operation: 'list webhook deliveries' });
   }
 
   async #json<T>(spec: RequestSpec): Promise<T> {

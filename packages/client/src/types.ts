@@ -29,6 +29,36 @@ export interface AdminAccount {
   Disabled: boolean;
 }
 
+/** A new webhook with its signing secret, shown only in this answer */
+export interface CreatedWebhook {
+  /** The webhook's id: wh_ and 24 hex digits */
+  Id: string;
+  /** Where events are POSTed */
+  Url: string;
+  /** The event types it receives */
+  Events: string[];
+  /** The signing secret, whsec_ and base64 of 32 bytes: shown this once */
+  Secret: string;
+  /** Creation time (UTC) */
+  DateCreated: string;
+}
+
+/** One delivery attempt */
+export interface Delivery {
+  /** The event's webhook-id (the same on every attempt) */
+  EventId: string;
+  /** The event type */
+  Type: string;
+  /** 1 for the first attempt */
+  Attempt: number;
+  /** When the attempt ended (UTC) */
+  Time: string;
+  /** The receiver's HTTP status, or null without an answer */
+  Status: number | null;
+  /** Why the attempt failed, or null */
+  Error: string | null;
+}
+
 /** A short link */
 export interface Link {
   /** The shortcode, without the base URL */
@@ -121,4 +151,16 @@ export interface Statistics {
     /** Visits with this value in the period */
     Visits: number;
   }[];
+}
+
+/** A webhook registration, without its secret */
+export interface Webhook {
+  /** The webhook's id: wh_ and 24 hex digits */
+  Id: string;
+  /** Where events are POSTed */
+  Url: string;
+  /** The event types it receives */
+  Events: string[];
+  /** Creation time (UTC) */
+  DateCreated: string;
 }
