@@ -46,6 +46,8 @@ export interface DispatcherOptions {
 }
 
 export interface Dispatcher {
+  /** This dispatcher's lease owner name (logged at start, so an operator can tell who holds what). */
+  readonly owner: string;
   /** Looks for due events now (a change was just committed here). */
   wake(): void;
   /** Stops claiming, aborts attempts in flight (their events are released, due at once) and waits for them. */
@@ -196,6 +198,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   schedule(0);
 
   return {
+    owner,
     wake() {
       if (!stopping.signal.aborted) schedule(0);
     },
