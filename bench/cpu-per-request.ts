@@ -18,12 +18,22 @@
  * Environment: CPU_REQUESTS (per measurement, default 20000), CPU_ROUNDS (counted rounds,
  * default 5), CPU_LINKS (default 100000), CPU_CONNECTIONS (default 10), CPU_SCENARIOS
  * (comma-separated, default "redirect,resolve").
+ *
+ * CPU_WEBHOOK=1: each root runs twice, on two databases preloaded alike: as it is, and with one
+ * webhook subscribed to link.visited (the account of the first 20 links; its receiver, in this
+ * process, answers 200). Every request then goes to those 20 links, on both servers, so the
+ * second one batches every visit into deliveries: the two ratios of one run compare a
+ * resolution with and without a webhook watching it (ADR 21).
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DatabaseSync } from 'node:sqlite';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import type * as PreloadModule from './preload.ts';
+import type * as SecretBoxModule from '../src/webhooks/secret-box.ts';
 import type { Preloaded } from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
 
@@ -33,6 +43,8 @@ const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const LINKS = Number(process.env.CPU_LINKS ?? 100_000);
 const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 10);
 const SCENARIOS = (process.env.CPU_SCENARIOS ?? 'redirect,resolve').split(',').map((s) => s.trim()).filter(Boolean);
+const WEBHOOK = process.env.CPU_WEBHOOK === '1';
+const WEBHOOK_KEY = 'bench-webhook-secret-key-0123456789abcdef';
 // Linux reports CPU time in clock ticks of 1/100 s (USER_HZ, the same on every architecture).
 const TICK_MICROS = 10_000;
 
@@ -73,17 +85,51 @@ const roots = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : [ROOT]
 const targets: Target[] = [];
 const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: undefined });
 targets.push({ name: 'bare node:http', server: bare, paths: Object.fromEntries(SCENARIOS.map((s) => [s, ['/']])) });
+// CPU_WEBHOOK: the receiver of the webhook server's deliveries.
+let deliveries = 0;
+const receiver = WEBHOOK ? createServer((request, response) => {
+  request.resume().on('end', () => {
+    deliveries++;
+    response.end('ok');
+  });
+}) : undefined;
+if (receiver !== undefined) await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+
+/** Subscribes one webhook to link.visited for the account of the first link (CPU_WEBHOOK). */
+async function subscribeOneWebhook(root: string, path: string, firstCode: string): Promise<void> {
+  const { createSecretBox, newSecret } = (await import(pathToFileURL(join(root, 'src', 'webhooks', 'secret-box.ts')).href)) as typeof SecretBoxModule;
+  const db = new DatabaseSync(path);
+  try {
+    const { uid } = db.prepare('SELECT created_by AS uid FROM links WHERE short_code = ?').get(firstCode) as { uid: number };
+    const url = `http://127.0.0.1:${(receiver!.address() as AddressInfo).port}/hook`;
+    db.prepare(`INSERT INTO webhooks (id, account_uid, url, events, visited, secret, date_created) VALUES ('wh_${'0'.repeat(24)}', ?, ?, 'link.visited', 1, ?, ?)`)
+      .run(uid, url, createSecretBox(WEBHOOK_KEY).seal(newSecret()), new Date().toISOString());
+    db.prepare('UPDATE accounts SET webhook_count = 1 WHERE uid = ?').run(uid);
+  } finally {
+    db.close();
+  }
+}
+
 for (const root of roots) {
   // The root's own preload: its schema, its migrations.
   const { preloadSqlite } = (await import(pathToFileURL(join(root, 'bench', 'preload.ts')).href)) as typeof PreloadModule;
-  const data = await preloadSqlite(LINKS);
-  const server = await startProcess({
-    script: 'src/server.ts',
-    cwd: root,
-    env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path },
-    cpu: undefined,
-  });
-  targets.push({ name: root, server, data, paths: Object.fromEntries(SCENARIOS.map((s) => [s, pathsOf[s]!(data.codes)])) });
+  for (const withWebhook of WEBHOOK ? [false, true] : [false]) {
+    const data = await preloadSqlite(LINKS);
+    // With CPU_WEBHOOK, both servers of the root resolve the webhook account's 20 links only.
+    const codes = WEBHOOK ? data.codes.slice(0, 20) : data.codes;
+    if (withWebhook) await subscribeOneWebhook(root, data.path, data.codes[0]!);
+    const server = await startProcess({
+      script: 'src/server.ts',
+      cwd: root,
+      env: {
+        RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path,
+        ...(WEBHOOK ? { WEBHOOK_SECRET_KEY: WEBHOOK_KEY, WEBHOOK_ALLOW_PRIVATE: 'true' } : {}),
+      },
+      cpu: undefined,
+    });
+    const name = withWebhook ? `${root} + 1 webhook on link.visited` : root;
+    targets.push({ name, server, data, paths: Object.fromEntries(SCENARIOS.map((s) => [s, pathsOf[s]!(codes)])) });
+  }
 }
 
 console.log(`CPU per request: ${REQUESTS} requests per measurement, ${CONNECTIONS} connections, ${LINKS} links, 1 warm-up + ${ROUNDS} rounds`);
@@ -107,7 +153,9 @@ try {
     await target.server.stop();
     await target.data?.remove();
   }
+  receiver?.close();
 }
+if (WEBHOOK) console.log(`\nThe webhook server's receiver got ${deliveries} link.visited deliveries (at most one a second).`);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const bareSamples = samples.get(targets[0]!.name)!;

@@ -425,7 +425,7 @@ export const EventSchemas = {
   'link.updated': eventSchema('link.updated', LinkDetailsSchema.properties, 'A link was edited; data is its LinkDetails after the edit'),
   'link.deleted': eventSchema('link.deleted', LinkDetailsSchema.properties, 'A link was deleted; data is its last LinkDetails'),
   'link.visited': eventSchema('link.visited', {
-    visits: Type.Array(VisitItemSchema, { description: 'The visits since the previous delivery, at most 1000 per delivery' }),
+    visits: Type.Array(VisitItemSchema, { description: 'The visits since the previous delivery, at most 10,000 per delivery' }),
   }, 'Links were visited (batched: at most one delivery per second per webhook)'),
   'account.rotated': eventSchema('account.rotated', { Uid: Type.Integer() }, 'The account\'s access code was rotated'),
 } as const;

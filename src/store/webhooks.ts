@@ -191,28 +191,36 @@ export function foldVisitsSql(p: (n: number) => string): string {
 }
 
 /**
- * The visits a batch of rows stands for, at most `max`: each row stands for `visits` identical
- * visits. Answers the items, the id of the last row used up whole, and the partly used row
- * (its id and what remains of it), if any.
+ * The `data` of a link.visited event for a batch of waiting rows, as JSON, holding at most
+ * `max` visits: each row stands for `visits` identical visits, serialised once and repeated.
+ * Answers the JSON, how many visits it holds, the id of the last row used up whole, and the
+ * partly used row (its id and what remains of it), if any.
  */
 export function takeVisits(rows: readonly WaitingVisitRow[], max: number): {
-  items: { ShortCode: string; Time: string; Bot: boolean; Referrer: string; Country: string; Browser: string; OperatingSystem: string; Device: string }[];
+  data: string;
+  count: number;
   usedThrough: number | undefined;
   partial: { id: number; remaining: number } | undefined;
 } {
-  const items = [];
+  const parts: string[] = [];
+  let count = 0;
   let usedThrough: number | undefined;
+  let partial: { id: number; remaining: number } | undefined;
   for (const row of rows) {
-    const room = max - items.length;
+    const room = max - count;
     if (room <= 0) break;
     const take = Math.min(room, Number(row.visits));
-    const item = {
+    const item = JSON.stringify({
       ShortCode: row.shortCode, Time: row.time, Bot: Number(row.bot) === 1, Referrer: row.referrer, Country: row.country,
       Browser: row.browser, OperatingSystem: row.os, Device: row.device,
-    };
-    for (let i = 0; i < take; i++) items.push(item);
-    if (take < Number(row.visits)) return { items, usedThrough, partial: { id: Number(row.id), remaining: Number(row.visits) - take } };
+    });
+    parts.push(take === 1 ? item : Array.from({ length: take }, () => item).join(','));
+    count += take;
+    if (take < Number(row.visits)) {
+      partial = { id: Number(row.id), remaining: Number(row.visits) - take };
+      break;
+    }
     usedThrough = Number(row.id);
   }
-  return { items, usedThrough, partial: undefined };
+  return { data: `{"visits":[${parts.join(',')}]}`, count, usedThrough, partial };
 }

@@ -23,7 +23,7 @@ describe('commands against a running server', () => {
   const folder = tempFolder();
 
   before(async () => {
-    server = await startServer({ env: { DEFAULT_MAX_LINKS: '5' } });
+    server = await startServer({ env: { DEFAULT_MAX_LINKS: '5', WEBHOOK_SECRET_KEY: 'a-cli-webhook-key-of-at-least-32-chars', WEBHOOK_ALLOW_PRIVATE: 'true' } });
   });
   after(async () => {
     await cleanup();
@@ -245,6 +245,33 @@ describe('commands against a running server', () => {
     const again = await cli(['delete', 'cli-delete'], { env: ownerEnv });
     assert.equal(again.code, 1);
     assert.match(again.stderr, /\(HTTP 404\)/);
+  });
+
+  test('webhooks add prints the webhook with its secret; list, deliveries and delete work on it', async () => {
+    const owner = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: owner.AccessCode };
+    const added = await cli(['webhooks', 'add', 'http://127.0.0.1:9/hook', 'link.created,link.deleted'], { env });
+    assert.equal(added.code, 0, added.stderr);
+    const webhook = JSON.parse(added.stdout) as { Id: string; Secret: string; Events: string[] };
+    assert.match(webhook.Secret, /^whsec_/);
+    assert.deepEqual(webhook.Events, ['link.created', 'link.deleted']);
+
+    const listed = await cli(['webhooks', 'list'], { env });
+    assert.equal(listed.stdout, `${webhook.Id}  link.created,link.deleted  http://127.0.0.1:9/hook\n`);
+    assert.doesNotMatch(listed.stdout, /whsec_/);
+    const deliveries = await cli(['webhooks', 'deliveries', webhook.Id, '--json'], { env });
+    assert.equal(deliveries.code, 0, deliveries.stderr);
+    assert.ok(Array.isArray(JSON.parse(deliveries.stdout)));
+
+    const bad = await cli(['webhooks', 'add', 'ftp://example.com/'], { env });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /Unable to create webhook: url must use http or https \(HTTP 400\)/);
+
+    const deleted = await cli(['webhooks', 'delete', webhook.Id], { env });
+    assert.equal(deleted.stdout, `Deleted ${webhook.Id}\n`);
+    assert.equal((await cli(['webhooks', 'list'], { env })).stdout, 'No webhooks.\n');
+    const gone = await cli(['webhooks', 'delete', webhook.Id], { env });
+    assert.match(gone.stderr, /\(HTTP 404\)/);
   });
 
   test('an unreachable server or a bad --server is one clear line', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { Value } from 'typebox/value';
-import { EVENT_TYPES } from '../../src/events/events.ts';
+import { EVENT_TYPES, type VisitEventItem } from '../../src/events/events.ts';
 import { accountRotatedData, linkDetailsData, visitsData } from '../../src/events/payloads.ts';
 import { linkDetailsBody } from '../../src/http/presenters.ts';
 import { EventSchemas, LinkDetailsSchema } from '../../src/http/schemas.ts';
@@ -151,9 +151,9 @@ describe('event payloads', () => {
   test('every event type has a schema its payload satisfies, and none else', () => {
     assert.deepEqual(Object.keys(EventSchemas).sort(), [...EVENT_TYPES].sort());
     const timestamp = '2026-11-25T10:00:00.000Z';
-    const visits = takeVisits([{
+    const visits = (JSON.parse(takeVisits([{
       id: 1, shortCode: 'abc123', time: timestamp, bot: 0, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop', visits: 2,
-    }], 10).items;
+    }], 10).data) as { visits: VisitEventItem[] }).visits;
     const samples: Record<string, unknown> = {
       'link.created': linkDetailsData(link), 'link.updated': linkDetailsData(link), 'link.deleted': linkDetailsData(link),
       'link.visited': visitsData(visits), 'account.rotated': accountRotatedData(7),
@@ -170,7 +170,8 @@ describe('event payloads', () => {
   test('visits are taken up to the bound, a row split where it falls', () => {
     const row = (id: number, visits: number) => ({ id, shortCode: 's', time: 't', bot: 1, referrer: 'r', country: 'c', browser: 'b', os: 'o', device: 'bot', visits });
     const taken = takeVisits([row(1, 2), row(2, 5), row(3, 1)], 4);
-    assert.equal(taken.items.length, 4);
+    assert.equal(taken.count, 4);
+    assert.equal((JSON.parse(taken.data) as { visits: unknown[] }).visits.length, 4);
     assert.equal(taken.usedThrough, 1);
     assert.deepEqual(taken.partial, { id: 2, remaining: 3 });
     assert.deepEqual(takeVisits([row(1, 2)], 4).partial, undefined);

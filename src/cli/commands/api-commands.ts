@@ -11,13 +11,13 @@ export const DEFAULT_SERVER = 'http://localhost:8080';
 export const SERVER_VARIABLE = 'SHORTLINK_SERVER';
 
 const SERVER_OPTION = { server: { type: 'string' } } as const;
-const CODE_OPTIONS = { server: { type: 'string' }, 'code-file': { type: 'string' } } as const;
+export const CODE_OPTIONS = { server: { type: 'string' }, 'code-file': { type: 'string' } } as const;
 
 const CONNECTION_HELP = `
 Connection:
   --server URL        the service, default $${SERVER_VARIABLE} or ${DEFAULT_SERVER}`;
 
-const CODE_HELP = `${CONNECTION_HELP}
+export const CODE_HELP = `${CONNECTION_HELP}
   --code-file PATH    read the access code from PATH, a file only you may read (chmod 600);
                       otherwise it comes from $${ACCESS_CODE_VARIABLE}. Never from the command line.`;
 
@@ -47,7 +47,7 @@ function clientFor(baseUrl: string, accessCode?: string): ShortlinkClient {
   return new ShortlinkClient({ baseUrl, fetch: reach, ...(accessCode === undefined ? {} : { accessCode }) });
 }
 
-function authenticatedClient(command: Command, context: CliContext, values: { server?: string; 'code-file'?: string }): ShortlinkClient {
+export function authenticatedClient(command: Command, context: CliContext, values: { server?: string; 'code-file'?: string }): ShortlinkClient {
   const baseUrl = serverOf(command, context, values.server);
   return clientFor(baseUrl, readAccessCode(context.env, values['code-file']));
 }
@@ -74,7 +74,7 @@ async function createInDatabase(context: CliContext, maxLinks: number | undefine
   }
 }
 
-function printJson(context: CliContext, value: unknown): void {
+export function printJson(context: CliContext, value: unknown): void {
   context.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 

@@ -5,7 +5,7 @@
  * event at the same time and a killed instance's events go to another once its lease ends).
  */
 import { EventType } from '../../events/events.ts';
-import { newEventId, visitsData } from '../../events/payloads.ts';
+import { newEventId } from '../../events/payloads.ts';
 import {
   DELIVERIES_KEPT, DELIVERY_COLUMNS, deliveryOf, foldVisitsSql, MAX_WEBHOOKS, outboxInsertSql, subscribedTo, takeVisits,
   WAITING_VISIT_COLUMNS, WEBHOOK_COLUMNS, webhookOf,
@@ -146,21 +146,26 @@ export function prepareWebhooks(sql: Sql, timed: <R>(work: () => PromiseLike<R>)
            WHERE NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.webhook_id = v.webhook_id AND e.type = ${EventType.LinkVisited})`;
         let made = 0;
         for (const { webhookId } of hooks) {
-          const [waiting] = await tx<{ n: number; last: number }[]>`
-            SELECT count(*)::int AS n, max(id) AS last FROM webhook_visits WHERE webhook_id = ${webhookId}`;
-          if (waiting !== undefined && waiting.n > foldAbove) {
-            await tx.unsafe(FOLD_VISITS, [webhookId, waiting.last]);
-            await tx`DELETE FROM webhook_visits WHERE webhook_id = ${webhookId} AND id <= ${waiting.last}`;
-          }
-          const rows = await tx.unsafe<WaitingVisitRow[]>(
+          const read = () => tx.unsafe<WaitingVisitRow[]>(
             `SELECT ${WAITING_VISIT_COLUMNS} FROM webhook_visits WHERE webhook_id = $1 ORDER BY id LIMIT $2`, [webhookId, maxVisits]);
-          const { items, usedThrough, partial } = takeVisits(rows, maxVisits);
-          if (items.length === 0) continue;
+          let rows = await read();
+          // A backlog (more rows than one event takes): fold it when it has grown past the bound.
+          if (rows.length === maxVisits) {
+            const [waiting] = await tx<{ n: number; last: number }[]>`
+              SELECT count(*)::int AS n, max(id) AS last FROM webhook_visits WHERE webhook_id = ${webhookId}`;
+            if (waiting !== undefined && waiting.n > foldAbove) {
+              await tx.unsafe(FOLD_VISITS, [webhookId, waiting.last]);
+              await tx`DELETE FROM webhook_visits WHERE webhook_id = ${webhookId} AND id <= ${waiting.last}`;
+              rows = await read();
+            }
+          }
+          const { data, count, usedThrough, partial } = takeVisits(rows, maxVisits);
+          if (count === 0) continue;
           if (usedThrough !== undefined) await tx`DELETE FROM webhook_visits WHERE webhook_id = ${webhookId} AND id <= ${usedThrough}`;
           if (partial !== undefined) await tx`UPDATE webhook_visits SET visits = ${partial.remaining} WHERE id = ${partial.id}`;
           await tx`
             INSERT INTO webhook_events (event_id, webhook_id, type, occurred_at, data)
-            VALUES (${newEventId()}, ${webhookId}, ${EventType.LinkVisited}, ${now}, ${JSON.stringify(visitsData(items))})`;
+            VALUES (${newEventId()}, ${webhookId}, ${EventType.LinkVisited}, ${now}, ${data})`;
           made++;
         }
         return made;

@@ -6,7 +6,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { EventType } from '../../events/events.ts';
-import { newEventId, visitsData } from '../../events/payloads.ts';
+import { newEventId } from '../../events/payloads.ts';
 import type { Visit } from '../../stats/visit.ts';
 import {
   DELIVERIES_KEPT, DELIVERY_COLUMNS, deliveryOf, foldVisitsSql, MAX_WEBHOOKS, outboxInsertSql, subscribedTo, takeVisits,
@@ -183,17 +183,21 @@ export function prepareWebhooks(
       return writes.run(() => {
         let made = 0;
         for (const { webhookId } of statements.webhooksWithVisits.all() as { webhookId: string }[]) {
-          const waiting = statements.waitingCount.get(webhookId) as { n: number; last: number };
-          if (waiting.n > foldAbove) {
-            statements.foldVisits.run(webhookId, waiting.last);
-            statements.forgetVisits.run(webhookId, waiting.last);
+          let rows = statements.visitRows.all(webhookId, maxVisits) as unknown as WaitingVisitRow[];
+          // A backlog (more rows than one event takes): fold it when it has grown past the bound.
+          if (rows.length === maxVisits) {
+            const waiting = statements.waitingCount.get(webhookId) as { n: number; last: number };
+            if (waiting.n > foldAbove) {
+              statements.foldVisits.run(webhookId, waiting.last);
+              statements.forgetVisits.run(webhookId, waiting.last);
+              rows = statements.visitRows.all(webhookId, maxVisits) as unknown as WaitingVisitRow[];
+            }
           }
-          const rows = statements.visitRows.all(webhookId, maxVisits) as unknown as WaitingVisitRow[];
-          const { items, usedThrough, partial } = takeVisits(rows, maxVisits);
-          if (items.length === 0) continue;
+          const { data, count, usedThrough, partial } = takeVisits(rows, maxVisits);
+          if (count === 0) continue;
           if (usedThrough !== undefined) statements.forgetVisits.run(webhookId, usedThrough);
           if (partial !== undefined) statements.shrinkVisit.run(partial.remaining, partial.id);
-          statements.insertEvent.run(newEventId(), webhookId, EventType.LinkVisited, now, JSON.stringify(visitsData(items)));
+          statements.insertEvent.run(newEventId(), webhookId, EventType.LinkVisited, now, data);
           made++;
         }
         return made;
