@@ -8,7 +8,7 @@
  * each link.visited webhook become one event (collectVisits).
  */
 import { randomBytes } from 'node:crypto';
-import type { OutboxEvent, Settlement, WebhookStore } from '../store/webhooks.ts';
+import { deliveryData, type OutboxEvent, type Settlement, type WebhookStore } from '../store/webhooks.ts';
 import { nextAttemptAt } from './backoff.ts';
 import { deliver as httpDeliver, type Deliver } from './deliver.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -152,7 +152,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function attempt(event: OutboxEvent): Promise<void> {
     // `{type, timestamp, data}` with data as stored (JSON already): not parsed and written again.
-    const body = `{"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.timestamp)},"data":${event.data}}`;
+    const body = `{"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.timestamp)},"data":${deliveryData(event.type, event.data)}}`;
     const started = clock();
     let secret: string;
     try {

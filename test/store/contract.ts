@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { AccountRecord, LinkRecord, NewLink, StatsRows, Store } from '../../src/store/store.ts';
 import type { Visit, VisitClasses } from '../../src/stats/visit.ts';
-import type { OutboxEvent } from '../../src/store/webhooks.ts';
+import { deliveryData, type OutboxEvent } from '../../src/store/webhooks.ts';
 
 /** What a backend's factory hands the suite for one test. */
 export interface OpenedStore {
@@ -1066,12 +1066,12 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.ok(await collect() >= 1);
         assert.equal(await collect(), 0, 'none while one is pending');
         const [first] = await takeAll(hook.id);
-        const visits = (JSON.parse(first!.data) as { visits: { ShortCode: string; Country: string }[] }).visits;
+        const visits = (JSON.parse(deliveryData(first!.type, first!.data)) as { visits: { ShortCode: string; Country: string }[] }).visits;
         assert.equal(visits.length, 5, 'at most maxVisits in one event');
         assert.equal(visits[0]!.ShortCode, code('wv'));
         assert.ok(await collect() >= 1);
         const [second] = await takeAll(hook.id);
-        assert.equal((JSON.parse(second!.data) as { visits: unknown[] }).visits.length, 2, 'the rest, none lost');
+        assert.equal((JSON.parse(deliveryData(second!.type, second!.data)) as { visits: unknown[] }).visits.length, 2, 'the rest, none lost');
       });
 
       test('deleting the webhook or the account removes it with its events', async () => {

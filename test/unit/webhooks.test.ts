@@ -11,7 +11,7 @@ import { EVENT_TYPES, type VisitEventItem } from '../../src/events/events.ts';
 import { accountRotatedData, linkDetailsData, visitsData } from '../../src/events/payloads.ts';
 import { linkDetailsBody } from '../../src/http/presenters.ts';
 import { EventSchemas, LinkDetailsSchema } from '../../src/http/schemas.ts';
-import { takeVisits } from '../../src/store/webhooks.ts';
+import { deliveryData, takeVisits } from '../../src/store/webhooks.ts';
 import { JITTER, nextAttemptAt, RETRY_DELAYS_MS, RETRY_FOR_MS, retryDelay } from '../../src/webhooks/backoff.ts';
 import { createSecretBox, newSecret, secretKey } from '../../src/webhooks/secret-box.ts';
 import { sign, webhookHeaders } from '../../src/webhooks/signature.ts';
@@ -151,9 +151,9 @@ describe('event payloads', () => {
   test('every event type has a schema its payload satisfies, and none else', () => {
     assert.deepEqual(Object.keys(EventSchemas).sort(), [...EVENT_TYPES].sort());
     const timestamp = '2026-11-25T10:00:00.000Z';
-    const visits = (JSON.parse(takeVisits([{
+    const visits = (JSON.parse(deliveryData('link.visited', takeVisits([{
       id: 1, shortCode: 'abc123', time: timestamp, bot: 0, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop', visits: 2,
-    }], 10).data) as { visits: VisitEventItem[] }).visits;
+    }], 10).data)) as { visits: VisitEventItem[] }).visits;
     const samples: Record<string, unknown> = {
       'link.created': linkDetailsData(link), 'link.updated': linkDetailsData(link), 'link.deleted': linkDetailsData(link),
       'link.visited': visitsData(visits), 'account.rotated': accountRotatedData(7),
@@ -171,7 +171,7 @@ describe('event payloads', () => {
     const row = (id: number, visits: number) => ({ id, shortCode: 's', time: 't', bot: 1, referrer: 'r', country: 'c', browser: 'b', os: 'o', device: 'bot', visits });
     const taken = takeVisits([row(1, 2), row(2, 5), row(3, 1)], 4);
     assert.equal(taken.count, 4);
-    assert.equal((JSON.parse(taken.data) as { visits: unknown[] }).visits.length, 4);
+    assert.equal((JSON.parse(deliveryData('link.visited', taken.data)) as { visits: unknown[] }).visits.length, 4);
     assert.equal(taken.usedThrough, 1);
     assert.deepEqual(taken.partial, { id: 2, remaining: 3 });
     assert.deepEqual(takeVisits([row(1, 2)], 4).partial, undefined);
