@@ -105,6 +105,8 @@ export interface JournalRow {
 }
 
 export const JOURNAL_COLUMNS = 'id, link_id AS "linkId", hour, bot, referrer, country, browser, os, device, visits';
+/** The journal's columns as the webhook copy reads them (`journalToWebhooksSql`), with the count batch's time. */
+export const JOURNAL_WEBHOOK_COLUMNS = 'id, link_id, hour, bot, referrer, country, browser, os, device, visits, time';
 
 /** One rollup row's increment. */
 export interface RollupIncrement {

@@ -133,6 +133,21 @@ export function outboxInsertSql(p: (n: number) => string): string {
      WHERE account_uid = ${p(5)} AND (',' || events || ',') LIKE ${p(6)}`;
 }
 
+/**
+ * Copies journal rows (the `source` relation: stats_journal's columns) of links whose owner
+ * has link.visited webhooks into webhook_visits, one row per such webhook. The statistics
+ * fold runs it on the rows it moves, in the same transaction: the visits were made durable
+ * by the count batch (the journal), and reach the webhooks without a write on the request's
+ * path. Parameter: the fold's time, for rows written before the journal kept one.
+ */
+export function journalToWebhooksSql(source: string, p: (n: number) => string): string {
+  return `INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
+    SELECT w.id, l.short_code, coalesce(j.time, ${p(1)}), j.bot, j.referrer, j.country, j.browser, j.os, j.device, j.visits
+      FROM ${source} j
+      JOIN links l ON l.id = j.link_id
+      JOIN webhooks w ON w.account_uid = l.created_by AND w.visited = 1`;
+}
+
 /** A `WebhookRecord` (the events column is split by the caller: webhookOf). */
 export const WEBHOOK_COLUMNS = 'id, account_uid AS "accountUid", url, events, date_created AS "dateCreated"';
 

@@ -228,6 +228,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'webhooks',
     sql: `
   ALTER TABLE accounts ADD COLUMN webhook_count integer NOT NULL DEFAULT 0 CHECK (webhook_count >= 0);
+  ALTER TABLE stats_journal ADD COLUMN time text;
   CREATE TABLE webhooks (
     id           text     PRIMARY KEY,
     account_uid  bigint   NOT NULL,

@@ -4,7 +4,7 @@ import { createBatcher } from '../batcher.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-commit.ts';
 import {
-  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, FOLD_BATCH, foldHoursIntoDaysSql, JOURNAL_COLUMNS,
+  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, FOLD_BATCH, foldHoursIntoDaysSql, JOURNAL_COLUMNS, JOURNAL_WEBHOOK_COLUMNS,
   linkHours, rollupIncrements, seriesSql, STATS_KEPT_VALUES, valuesSql, type JournalRow,
 } from '../stats-sql.ts';
 import { OTHER, type Visit } from '../../stats/visit.ts';
@@ -21,7 +21,7 @@ import { guarded, refusedByServer } from './errors.ts';
 import { prepareWebhooks } from './webhooks.ts';
 import { EventType } from '../../events/events.ts';
 import { accountRotatedData, linkDetailsData, newEventId } from '../../events/payloads.ts';
-import { subscribedTo } from '../webhooks.ts';
+import { journalToWebhooksSql, subscribedTo } from '../webhooks.ts';
 
 export interface PostgresOptions {
   readonly url: string;
@@ -79,23 +79,17 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         UPDATE links l SET accesses = l.accesses + granted.granted
           FROM granted WHERE l.id = granted.id AND granted.granted > 0
       )${visits.size === 0 ? sql`` : sql`, visits AS (
-        SELECT g.id, g.short_code, g.created_by, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device
+        SELECT g.id, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device
           FROM unnest(${visitColumns(visits)}) AS v(code, position, hour, bot, referrer, country, browser, os, device)
           JOIN granted g ON g.short_code = v.code
          WHERE v.position <= g.granted
       ), journal AS (
         -- The statistics of the accesses granted (a link's first calls, in arrival order),
-        -- in the same statement as the counts: one row per link and distinct classes.
-        INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits)
-        SELECT id, hour, bot, referrer, country, browser, os, device, count(*)
+        -- in the same statement as the counts: one row per link and distinct classes, with
+        -- the batch's time (link.visited webhooks get them from the fold, ADR 21).
+        INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits, time)
+        SELECT id, hour, bot, referrer, country, browser, os, device, count(*), ${now}
           FROM visits GROUP BY id, hour, bot, referrer, country, browser, os, device
-      ), hooks AS (
-        -- The same visits for the owner's link.visited webhooks (nothing when it has none),
-        -- batched into deliveries later by the dispatcher's collector.
-        INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
-        SELECT w.id, v.short_code, ${now}, v.bot, v.referrer, v.country, v.browser, v.os, v.device, count(*)
-          FROM visits v JOIN webhooks w ON w.account_uid = v.created_by AND w.visited = 1
-         GROUP BY w.id, v.short_code, v.bot, v.referrer, v.country, v.browser, v.os, v.device
       )`}
       SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy",
              accesses + granted AS accesses, granted, expires_at AS "expiresAt", max_visits AS "maxVisits", disabled
@@ -140,9 +134,15 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       // (tests, hosting) do not wait for each other.
       const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}, hashtext(current_schema())) AS locked`;
       if (lock?.locked !== true) return 0;
+      // The visits of links with link.visited webhooks go on to them (ADR 21), in this statement.
       const rows = (await tx.unsafe<JournalRow[]>(`
-        DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
-        RETURNING ${JOURNAL_COLUMNS}`)).map((row) => ({ ...row, linkId: Number(row.linkId), id: Number(row.id) }));
+        WITH moved AS (
+          DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
+          RETURNING ${JOURNAL_WEBHOOK_COLUMNS}
+        ), hooked AS (
+          ${journalToWebhooksSql('moved', postgresParameter)}
+        )
+        SELECT ${JOURNAL_COLUMNS} FROM moved`, [new Date().toISOString()])).map((row) => ({ ...row, linkId: Number(row.linkId), id: Number(row.id) }));
       if (rows.length > 0) {
         const increments = rollupIncrements(rows);
         await tx`

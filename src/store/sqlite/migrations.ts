@@ -83,10 +83,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // delivered or failed; next_at and lease_until are milliseconds since the epoch (0: due
     // now, not leased). webhook_visits holds visits waiting to be batched into link.visited
     // (one row per webhook, link and classes per count batch). No foreign keys: the account
-    // and webhook deletes remove their rows themselves.
+    // and webhook deletes remove their rows themselves. Plain rowids, not AUTOINCREMENT (which
+    // writes sqlite_sequence on every insert): a new row's id is above every row still there,
+    // which is all the ordering these tables need.
     name: 'webhooks',
     sql: `
   ALTER TABLE accounts ADD COLUMN webhook_count INTEGER NOT NULL DEFAULT 0 CHECK (webhook_count >= 0);
+  -- When the batch counted the visits (ISO), for link.visited; null in rows from before.
+  ALTER TABLE stats_journal ADD COLUMN time TEXT;
   CREATE TABLE webhooks (
     id           TEXT    PRIMARY KEY,
     account_uid  INTEGER NOT NULL,
@@ -98,7 +102,7 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX webhooks_by_account ON webhooks (account_uid, visited);
   CREATE TABLE webhook_events (
-    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq          INTEGER PRIMARY KEY,
     event_id     TEXT    NOT NULL,
     webhook_id   TEXT    NOT NULL,
     type         TEXT    NOT NULL,
@@ -112,7 +116,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX webhook_events_due ON webhook_events (next_at);
   CREATE INDEX webhook_events_by_webhook ON webhook_events (webhook_id, type);
   CREATE TABLE webhook_visits (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         INTEGER PRIMARY KEY,
     webhook_id TEXT    NOT NULL,
     short_code TEXT    NOT NULL,
     time       TEXT    NOT NULL,
@@ -126,7 +130,7 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX webhook_visits_by_webhook ON webhook_visits (webhook_id, id);
   CREATE TABLE webhook_deliveries (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         INTEGER PRIMARY KEY,
     webhook_id TEXT    NOT NULL,
     event_id   TEXT    NOT NULL,
     type       TEXT    NOT NULL,

@@ -7,7 +7,7 @@ import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
 import {
   addToRollupSql, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, excessValuesSql, FOLD_BATCH,
-  foldHoursIntoDaysSql, JOURNAL_COLUMNS, linkHours, rollupIncrements, ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, valuesSql,
+  foldHoursIntoDaysSql, JOURNAL_COLUMNS, JOURNAL_WEBHOOK_COLUMNS, linkHours, rollupIncrements, ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, valuesSql,
   type JournalRow,
 } from '../stats-sql.ts';
 import { OTHER } from '../../stats/visit.ts';
@@ -29,6 +29,7 @@ import { connect } from './connection.ts';
 import { guarded, translateError } from './errors.ts';
 import { createWriteBatch } from './write-batch.ts';
 import { prepareWebhooks, type SqliteOutbox } from './webhooks.ts';
+import { journalToWebhooksSql } from '../webhooks.ts';
 import { EventType } from '../../events/events.ts';
 import { accountRotatedData, linkDetailsData } from '../../events/payloads.ts';
 
@@ -147,12 +148,13 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     linkState: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
     grantAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING id AS "linkId", ${LINK_COLUMNS}`),
     journalVisits: db.prepare(
-      `INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits, time)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     readJournal: db.prepare(`SELECT ${JOURNAL_COLUMNS} FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.sqlite}`),
     rollupRows: db.prepare(ROLLUP_ROWS_SQL),
     forgetJournal: db.prepare('DELETE FROM stats_journal WHERE id <= ?'),
+    journalToWebhooks: db.prepare(journalToWebhooksSql(`(SELECT ${JOURNAL_WEBHOOK_COLUMNS} FROM stats_journal WHERE id <= ?2)`, sqlite)),
     addToRollup: db.prepare(addToRollupSql(sqlite)),
     excessValues: db.prepare(excessValuesSql(sqlite)),
     deleteRollup: db.prepare('DELETE FROM stats_rollups WHERE link_id = ? AND hour = ? AND dim = ? AND value = ?'),
@@ -272,12 +274,10 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         for (const [code, result] of results) {
           const linkId = result.row.linkId;
           if (linkId === undefined) continue; // nothing granted
-          const tallies = grantedVisits(visits.get(code), result.granted ?? increments.get(code)!);
-          for (const { visit, count } of tallies) {
-            statements.journalVisits.run(linkId, visit.hour, visit.bot ? 1 : 0, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count);
+          // With the batch's time: link.visited webhooks get these rows when they are folded.
+          for (const { visit, count } of grantedVisits(visits.get(code), result.granted ?? increments.get(code)!)) {
+            statements.journalVisits.run(linkId, visit.hour, visit.bot ? 1 : 0, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count, now);
           }
-          // link.visited webhooks of the owner, in the same transaction (one probe when none).
-          outbox().recordVisits(result.row.createdBy, code, now, tallies);
         }
       }
       return results;
@@ -302,6 +302,8 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   function fold(daysBeforeHour: number | undefined): number {
     const rows = statements.readJournal.all() as unknown as JournalRow[];
     if (rows.length > 0) {
+      // The visits of links with link.visited webhooks go on to them (ADR 21), in this transaction.
+      statements.journalToWebhooks.run(new Date().toISOString(), rows.at(-1)!.id);
       for (const increment of rollupIncrements(rows)) {
         statements.addToRollup.run(increment.linkId, increment.hour, increment.dimension, increment.value, increment.visits);
       }

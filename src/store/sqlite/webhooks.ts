@@ -7,7 +7,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { EventType } from '../../events/events.ts';
 import { newEventId } from '../../events/payloads.ts';
-import type { Visit } from '../../stats/visit.ts';
 import {
   DELIVERIES_KEPT, DELIVERY_COLUMNS, deliveryOf, foldVisitsSql, MAX_WEBHOOKS, outboxInsertSql, subscribedTo, takeVisits,
   WAITING_VISIT_COLUMNS, WEBHOOK_COLUMNS, webhookOf,
@@ -19,8 +18,6 @@ import type { WriteBatch } from './write-batch.ts';
 export interface SqliteOutbox {
   /** One row per webhook of `accountUid` subscribed to `type`. */
   write(type: EventType, timestamp: string, data: unknown, accountUid: number): void;
-  /** The granted visits of one link in a count batch, for the owner's link.visited webhooks. */
-  recordVisits(accountUid: number, shortCode: string, time: string, tallies: readonly { visit: Visit; count: number }[]): void;
 }
 
 const sqlite = (n: number): string => `?${n}`;
@@ -32,11 +29,6 @@ export function prepareWebhooks(
 ): { store: WebhookStore; outbox: SqliteOutbox } {
   const statements = {
     outbox: db.prepare(outboxInsertSql(sqlite)),
-    hasVisitHooks: db.prepare('SELECT 1 AS found FROM webhooks WHERE account_uid = ? AND visited = 1 LIMIT 1'),
-    recordVisit: db.prepare(
-      `INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
-       SELECT id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 FROM webhooks WHERE account_uid = ?1 AND visited = 1`,
-    ),
     takeSlot: db.prepare(`UPDATE accounts SET webhook_count = webhook_count + 1 WHERE uid = ? AND webhook_count < ${MAX_WEBHOOKS}`),
     giveBackSlot: db.prepare('UPDATE accounts SET webhook_count = webhook_count - 1 WHERE uid = ?'),
     insert: db.prepare(
@@ -100,14 +92,6 @@ export function prepareWebhooks(
   const outbox: SqliteOutbox = {
     write(type, timestamp, data, accountUid) {
       statements.outbox.run(newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type));
-    },
-    recordVisits(accountUid, shortCode, time, tallies) {
-      if (tallies.length === 0 || statements.hasVisitHooks.get(accountUid) === undefined) return;
-      for (const { visit, count } of tallies) {
-        statements.recordVisit.run(
-          accountUid, shortCode, time, visit.bot ? 1 : 0, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count,
-        );
-      }
     },
   };
 
