@@ -87,6 +87,9 @@ describe('webhooks', () => {
     assert.equal(deliveries.length, 5);
     assert.deepEqual(Object.keys(deliveries[0]!), ['EventId', 'Type', 'Attempt', 'Time', 'Status', 'Error']);
     assert.ok(deliveries.every((d) => d.Status === 200 && d.Error === null && d.Attempt === 1));
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    for (const type of ALL.split(',')) assert.match(metrics, new RegExp(`^shortlink_webhook_events_delivered_total\\{type="${type}"\\} 1$`, 'm'));
+    assert.match(metrics, /^shortlink_webhook_delivery_latency_seconds_count\{type="link.created"\} 1$/m);
   });
 
   test('only the types a webhook subscribed to, only the account\'s own changes', async (t) => {

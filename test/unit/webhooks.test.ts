@@ -13,7 +13,9 @@ import { linkDetailsBody } from '../../src/http/presenters.ts';
 import { EventSchemas, LinkDetailsSchema } from '../../src/http/schemas.ts';
 import { deliveryData, takeVisits } from '../../src/store/webhooks.ts';
 import { JITTER, nextAttemptAt, RETRY_DELAYS_MS, RETRY_FOR_MS, retryDelay } from '../../src/webhooks/backoff.ts';
+import { deliver } from '../../src/webhooks/deliver.ts';
 import { createSecretBox, newSecret, secretKey } from '../../src/webhooks/secret-box.ts';
+import { startReceiver } from '../helpers/webhook-receiver.ts';
 import { sign, webhookHeaders } from '../../src/webhooks/signature.ts';
 import { checkedAddresses, isPublicAddress, RefusedTarget } from '../../src/webhooks/target-address.ts';
 import { parseEvents, parseWebhookUrl } from '../../src/webhooks/webhook-service.ts';
@@ -175,5 +177,53 @@ describe('event payloads', () => {
     assert.equal(taken.usedThrough, 1);
     assert.deepEqual(taken.partial, { id: 2, remaining: 3 });
     assert.deepEqual(takeVisits([row(1, 2)], 4).partial, undefined);
+  });
+});
+
+describe('one delivery attempt', () => {
+  test('checks the address again after DNS: a name that now resolves to loopback is refused, nothing is sent', async () => {
+    const receiver = await startReceiver();
+    try {
+      const port = new URL(receiver.url).port;
+      const outcome = await deliver(
+        { url: `http://rebound.example:${port}/hook`, headers: {}, body: '{}' },
+        { timeoutMs: 1000, allowPrivate: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] },
+      );
+      assert.equal(outcome.status, null);
+      assert.match(outcome.error!, /^refused: rebound\.example resolves to 127\.0\.0\.1/);
+      assert.equal(receiver.received.length, 0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('connects to the address that was checked, whatever a second lookup would say', async () => {
+    const receiver = await startReceiver();
+    try {
+      const port = new URL(receiver.url).port;
+      let lookups = 0;
+      const outcome = await deliver(
+        { url: `http://hooks.example:${port}/hook`, headers: { 'webhook-id': 'msg_1' }, body: '{"a":1}' },
+        { timeoutMs: 1000, allowPrivate: true, resolve: async () => (lookups++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '192.0.2.1', family: 4 }]) },
+      );
+      assert.deepEqual(outcome, { status: 200, error: null });
+      assert.equal(lookups, 1, 'one lookup, its answer used for the connection');
+      assert.equal(receiver.received[0]!.headers['webhook-id'], 'msg_1');
+      assert.equal(receiver.received[0]!.headers.host, `hooks.example:${port}`);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('does not follow redirects: a 3xx is a failed attempt', async () => {
+    const receiver = await startReceiver();
+    try {
+      receiver.otherwise(302);
+      const outcome = await deliver({ url: receiver.url, headers: {}, body: '{}' }, { timeoutMs: 1000, allowPrivate: true });
+      assert.deepEqual(outcome, { status: 302, error: 'the receiver answered 302' });
+      assert.equal(receiver.received.length, 1);
+    } finally {
+      await receiver.close();
+    }
   });
 });
