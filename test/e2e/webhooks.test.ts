@@ -122,6 +122,29 @@ test('SIGTERM during a hanging delivery exits 0 within the deadline; the event g
   await server.stop();
 });
 
+test('WORKERS=2 on one SQLite file: the workers\' dispatchers share the outbox, each event delivered', { timeout: 60_000 }, async (t) => {
+  const database = tempDatabase();
+  const receiver = await startReceiver();
+  t.after(async () => {
+    await receiver.close();
+    await cleanup();
+    database.remove();
+  });
+  const server = await startServer({ databasePath: database.path, env: { ...ENV, WORKERS: '2' } });
+  const { auth, secret } = await setUp(server, receiver);
+  const created = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+    const response = await call(server, `/v1/link?url=https://example.org/w${i}&short=workers${i}`, { headers: auth });
+    assert.equal(response.status, 200);
+    return `link.created workers${i}`;
+  }));
+  await receiver.until(() => {
+    const delivered = idsByEvent(receiver, secret);
+    return created.every((key) => delivered.has(key));
+  }, 20_000);
+  assert.equal(receiver.received.length, 40, 'each once: two dispatchers never took the same event');
+  // (Stopped by cleanup(): SIGTERM of a WORKERS=2 server does not end within 20 s on main either, unrelated to webhooks.)
+});
+
 const gate = postgresGate();
 
 test('three instances on PostgreSQL: one killed mid-delivery, its event is delivered by another', { skip: gate.skip, timeout: 150_000 }, async (t) => {
