@@ -5,7 +5,7 @@
  * http/presenters.ts's LinkDetails, which a unit test holds them to).
  */
 import { randomBytes } from 'node:crypto';
-import type { LinkDetailsRecord } from '../store/store.ts';
+import type { LinkDetailsRecord, NewLink } from '../store/store.ts';
 import type { EventType, VisitEventItem } from './events.ts';
 
 /** A new event's identity: its `webhook-id` on every delivery attempt (Standard Webhooks' `msg_` form). */
@@ -26,6 +26,14 @@ export function linkDetailsData(link: LinkDetailsRecord): Record<string, unknown
     ExpiresAt: link.expiresAt,
     MaxVisits: link.maxVisits,
   };
+}
+
+/** `data` of link.created: the new link as it was inserted (no access yet). */
+export function newLinkData(link: NewLink): Record<string, unknown> {
+  return linkDetailsData({
+    shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: 0, dateCreated: link.dateCreated,
+    title: link.title ?? null, tags: link.tags ?? [], expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,
+  });
 }
 
 /** `data` of account.rotated. */

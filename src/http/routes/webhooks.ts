@@ -21,8 +21,6 @@ export interface WebhookRoutesDeps {
   readonly webhooks: WebhookService;
   readonly authenticate: Authenticate;
   readonly rateLimits: RateLimitChecks;
-  /** Told after a change that may have work for the dispatcher. */
-  readonly onChange?: () => void;
 }
 
 export function webhookBody(webhook: WebhookRecord): Webhook {

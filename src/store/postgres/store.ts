@@ -20,7 +20,7 @@ import { connect } from './connection.ts';
 import { guarded, refusedByServer } from './errors.ts';
 import { prepareWebhooks } from './webhooks.ts';
 import { EventType } from '../../events/events.ts';
-import { accountRotatedData, linkDetailsData, newEventId } from '../../events/payloads.ts';
+import { accountRotatedData, linkDetailsData, newEventId, newLinkData } from '../../events/payloads.ts';
 import { journalToWebhooksSql, subscribedTo } from '../webhooks.ts';
 
 export interface PostgresOptions {
@@ -223,7 +223,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
                unnest(created.results, ${sql.array(sorted.map(() => newEventId()), 25)}::text[],
                       ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
                       ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
-                      ${sql.array(sorted.map((l) => JSON.stringify(createdData(l))), 25)}::text[])
+                      ${sql.array(sorted.map((l) => JSON.stringify(newLinkData(l))), 25)}::text[])
                  AS e(result, event_id, owner, occurred_at, data)
           JOIN webhooks w ON w.account_uid = e.owner AND (',' || w.events || ',') LIKE ${subscribedTo(EventType.LinkCreated)}
          WHERE e.result = 'created'
@@ -423,10 +423,3 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   }
 }
 
-/** `data` of a new link's link.created event. */
-function createdData(link: NewLink): Record<string, unknown> {
-  return linkDetailsData({
-    shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: 0, dateCreated: link.dateCreated,
-    title: link.title ?? null, tags: link.tags ?? [], expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,
-  });
-}

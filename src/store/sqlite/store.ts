@@ -28,10 +28,10 @@ import { startCheckpointer } from './checkpointer.ts';
 import { connect } from './connection.ts';
 import { guarded, translateError } from './errors.ts';
 import { createWriteBatch } from './write-batch.ts';
-import { prepareWebhooks, type SqliteOutbox } from './webhooks.ts';
+import { prepareWebhooks } from './webhooks.ts';
 import { journalToWebhooksSql } from '../webhooks.ts';
 import { EventType } from '../../events/events.ts';
-import { accountRotatedData, linkDetailsData } from '../../events/payloads.ts';
+import { accountRotatedData, linkDetailsData, newLinkData } from '../../events/payloads.ts';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. Missing parent folders are created. */
@@ -247,8 +247,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     }, timeoutMs, signal));
   }
 
-  let outboxRef: SqliteOutbox | undefined;
-  const outbox = (): SqliteOutbox => outboxRef!;
   const counter = createGroupCommit<CountedRow>((increments, signal, now, visits) =>
     transaction(() => {
       const results = new Map<string, CountedLink<CountedRow>>();
@@ -325,8 +323,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
   const webhooks = prepareWebhooks(db, read, writes);
-  // The counter is made above, before the write batch; it reaches the outbox through this.
-  outboxRef = webhooks.outbox;
+  const { outbox } = webhooks;
   const statsByScope = {
     link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
     account: { series: db.prepare(seriesSql({ accountUid: 0 }, sqlite)), values: db.prepare(valuesSql({ accountUid: 0 }, sqlite)) },
@@ -355,7 +352,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     rotateAccessCode(uid, codeHash, newCodeHash) {
       return writes.run(() => {
         const account = administration.rotateAccessCode(uid, codeHash, newCodeHash);
-        if (account !== undefined) outbox().write(EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid);
+        if (account !== undefined) outbox.write(EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid);
         return account;
       });
     },
@@ -389,10 +386,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
             link.title ?? null, joinTags(link.tags), link.expiresAt ?? null, link.maxVisits ?? null,
           );
           if (inserted.changes === 0) return 'taken';
-          outbox().write(EventType.LinkCreated, link.dateCreated, linkDetailsData({
-            shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: 0, dateCreated: link.dateCreated,
-            title: link.title ?? null, tags: link.tags ?? [], expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,
-          }), link.createdBy);
+          outbox.write(EventType.LinkCreated, link.dateCreated, newLinkData(link), link.createdBy);
           return 'created';
         },
         (result) => result === 'created',
@@ -404,7 +398,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         const removed = statements.deleteOwnLink.get(shortCode, accountUid) as LinkDetailsRow | undefined;
         if (removed !== undefined) {
           statements.giveBackSlot.run(accountUid);
-          outbox().write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed)), accountUid);
+          outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed)), accountUid);
           return 'deleted';
         }
         return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
@@ -445,7 +439,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
           changes.maxVisits !== undefined ? 1 : 0, changes.maxVisits ?? null,
         ) as unknown as LinkDetailsRow;
         const link = detailsOf(row);
-        outbox().write(EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid);
+        outbox.write(EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid);
         return { status: 'updated', link };
       });
     },
