@@ -326,7 +326,10 @@ function renderTop(list, values, total) {
     bar.append(svg('rect', { width: percent.toFixed(2), height: 8 }));
     const text = document.createElement('span');
     text.textContent = `${percent < 1 && percent > 0 ? '<1' : Math.round(percent)}%`;
-    share.append(bar, text);
+    const cell = document.createElement('span');
+    cell.className = 'share-cell';
+    cell.append(bar, text);
+    share.append(cell);
     row.append(name, visits, share);
     body.append(row);
   }
