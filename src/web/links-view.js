@@ -26,7 +26,7 @@ import {
 } from './dom.js';
 import { openQrDialog, qrCode } from './qr.js';
 import { session } from './session.js';
-import { openStats } from './stats-view.js';
+import { forgetStats, openStats, statsShowing } from './stats-view.js';
 
 /** @import { LinkDetails } from '../http/schemas.ts' */
 /** @import { LinkFields } from './api.js' */
@@ -468,6 +468,8 @@ async function confirmDelete() {
   deleting = null;
   dialog.close('deleted');
   links = links.filter((l) => l.ShortCode !== link.ShortCode);
+  // Its statistics went with it.
+  if (statsShowing() === link.ShortCode) forgetStats();
   if (usage.exact) usage = { count: Math.max(0, usage.count - 1), exact: true };
   renderLinks();
   byId('links-heading').focus();

@@ -19,6 +19,8 @@ let subject = /** @type {{ short: string | null, label: string }} */ ({ short: n
 let opener = null;
 /** The statistics shown, or null before the first answer. @type {Statistics | null} */
 let shown = null;
+/** The request of the statistics shown: the CSV download asks for the same. @type {StatsQuery | null} */
+let shownQuery = null;
 /** Counts the requests, so that only the latest answer is shown (an older one may come later). */
 let requests = 0;
 /** The last CSV download's object URL, released when the next is made. @type {string | null} */
@@ -336,9 +338,15 @@ function renderTop(list, values, total) {
   table.replaceChildren(head, body);
 }
 
-/** @param {Statistics} stats */
-function render(stats) {
+/**
+ * @param {Statistics} stats
+ * @param {StatsQuery} wanted the request they answer
+ */
+function render(stats, wanted) {
   shown = stats;
+  shownQuery = wanted;
+  // Shown before the chart is drawn, so that it is drawn once, for the width it has.
+  byId('stats-body').hidden = false;
   byId('stats-visits').textContent = count(stats.Visits);
   byId('stats-humans').textContent = count(stats.Humans);
   byId('stats-bots').textContent = count(stats.Bots);
@@ -351,7 +359,6 @@ function render(stats) {
   renderTop('browsers', stats.Browsers, stats.Visits);
   renderTop('os', stats.OperatingSystems, stats.Visits);
   renderTop('devices', stats.Devices, stats.Visits);
-  byId('stats-body').hidden = false;
 }
 
 /** The statistics' request for the subject and the period picked, or the reason there is none. */
@@ -389,7 +396,7 @@ export async function refresh() {
   try {
     const stats = await getStats(wanted);
     if (mine !== requests || section.hidden) return false;
-    render(stats);
+    render(stats, wanted);
     return true;
   } catch (error) {
     if (mine === requests && !section.hidden) showError(byId('stats-range', HTMLSelectElement).value === 'custom' ? 'stats-custom-error' : 'stats-error', messageOf(error));
@@ -416,6 +423,7 @@ export async function openStats(short, label, from) {
   subject = { short, label };
   opener = from;
   shown = null;
+  shownQuery = null;
   drawnWidth = 0;
   byId('stats-heading').textContent = short === null ? 'Statistics of all links' : `Statistics of ${short}`;
   byId('stats-subject').textContent = label;
@@ -423,6 +431,11 @@ export async function openStats(short, label, from) {
   byId('stats').hidden = false;
   byId('stats-heading').focus();
   await refreshAndSay();
+}
+
+/** The link whose statistics are open: its shortcode, null for the account's, undefined when closed. */
+export function statsShowing() {
+  return byId('stats').hidden ? undefined : subject.short;
 }
 
 /** Closes the view; focus goes back where it was opened from. */
@@ -437,6 +450,7 @@ function closeStats() {
 export function forgetStats() {
   requests++;
   shown = null;
+  shownQuery = null;
   subject = { short: null, label: '' };
   byId('stats').hidden = true;
   byId('stats-chart').replaceChildren();
@@ -455,17 +469,14 @@ function fileDates() {
 }
 
 /**
- * Downloads the series as CSV. The file is fetched like every other call (the access code in
- * a header, never in an address that could be logged or kept in the history) and saved from
- * a blob: URL of this page.
+ * Downloads the series shown as CSV (the same request, so the same intervals). The file is
+ * fetched like every other call (the access code in a header, never in an address that could
+ * be logged or kept in the history) and saved from a blob: URL of this page.
  * @param {MouseEvent} event
  */
 async function downloadCsv(event) {
-  const wanted = statsQuery();
-  if (typeof wanted === 'string') {
-    showError('stats-custom-error', wanted);
-    return;
-  }
+  const wanted = shownQuery;
+  if (wanted === null) return;
   clearErrors('stats-error');
   let text;
   try {
