@@ -140,12 +140,16 @@ export function statsTests(): void {
       const server = await startUiServer(t, { config: { trustProxy: ['127.0.0.1'] } });
       const code = await apiAccount(server);
       await visit(server);
+      // A referrer host as long as hosts get, which must wrap rather than widen the page.
+      const longHost = `${'a-rather-long-label-'.repeat(3)}x.${'another-label-'.repeat(3)}y.example.org`;
+      await server.app.inject({ url: '/stats-one', headers: { 'user-agent': CHROME, referer: `https://${longHost}/page` } });
       const session = await openBrowser(t, server.origin);
       const { page } = session;
       await openUi(session, server.origin);
       await signIn(page, code);
       await page.getByRole('button', { name: 'Stats stats-one' }).click();
-      await waitForText(page, '#stats-visits', /^5$/);
+      await waitForText(page, '#stats-visits', /^6$/);
+      assert.equal(await page.locator(`#stats-referrers tr[data-name="${longHost}"] td.num`).textContent(), '1');
       await page.getByText('Show the numbers as a table').click();
       await page.getByLabel('Period', { exact: true }).selectOption('7d');
       await page.locator('#stats-table tbody tr:nth-child(7)').waitFor();
@@ -171,13 +175,15 @@ export function statsTests(): void {
       await page.locator('#stats-table tbody tr:nth-child(7)').waitFor();
       await page.setViewportSize({ width: 360, height: 740 });
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, 'custom period at 360 px');
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.setViewportSize({ width: 375, height: 812 });
-        await page.emulateMedia({ colorScheme: scheme });
-        shots.push(await screenshot(page, `stats-custom-375-${scheme}`));
+      for (const width of [1280, 375]) {
+        for (const scheme of ['light', 'dark'] as const) {
+          await page.setViewportSize({ width, height: width > 800 ? 900 : 812 });
+          await page.emulateMedia({ colorScheme: scheme });
+          shots.push(await screenshot(page, `stats-custom-${width}-${scheme}`));
+        }
       }
       t.diagnostic(`screenshots:\n${shots.join('\n')}`);
-      assert.equal(shots.length, 6);
+      assert.equal(shots.length, 8);
       await assertCleanSession(session);
     });
   });
