@@ -29,21 +29,26 @@ let csvUrl = null;
 let drawnWidth = 0;
 
 /**
- * The period the picker names, as the API's parameters. The presets end now and start at
- * the beginning of a whole UTC interval, so every bar of the chart is one whole hour, day or
- * month (the last one still running): 24 hours, 7 days, 30 days or 12 months of them.
+ * The period the picker names, as the API's parameters. The presets are whole UTC intervals,
+ * the last one the interval now is in (still running): 24 hours, 7 days, 30 days or 12
+ * months of them, so every bar of the chart is one whole hour, day or month. (Ending at the
+ * current interval's end rather than now keeps that interval when now is exactly its start.)
  * @param {string} range
  * @param {Date} now
  * @returns {{ from: string, to: string, interval: 'hour' | 'day' | 'month' }}
  */
 export function presetPeriod(range, now) {
-  const ms = now.getTime();
-  const to = now.toISOString();
+  const iso = (/** @type {number} */ ms) => new Date(ms).toISOString();
+  const hour = Math.floor(now.getTime() / HOUR) * HOUR;
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  if (range === '24h') return { from: new Date(Math.floor(ms / HOUR) * HOUR - 23 * HOUR).toISOString(), to, interval: 'hour' };
-  if (range === '7d') return { from: new Date(today - 6 * DAY).toISOString(), to, interval: 'day' };
-  if (range === '12m') return { from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1)).toISOString(), to, interval: 'month' };
-  return { from: new Date(today - 29 * DAY).toISOString(), to, interval: 'day' };
+  if (range === '24h') return { from: iso(hour - 23 * HOUR), to: iso(hour + HOUR), interval: 'hour' };
+  if (range === '7d') return { from: iso(today - 6 * DAY), to: iso(today + DAY), interval: 'day' };
+  if (range === '12m') {
+    const year = now.getUTCFullYear();
+    const month = now.getUTCMonth();
+    return { from: iso(Date.UTC(year, month - 11, 1)), to: iso(Date.UTC(year, month + 1, 1)), interval: 'month' };
+  }
+  return { from: iso(today - 29 * DAY), to: iso(today + DAY), interval: 'day' };
 }
 
 /**
