@@ -105,7 +105,7 @@ export function intervalText(iso, interval, length) {
     ? (length === 'long' ? { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' } : { hour: '2-digit', minute: '2-digit' })
     : interval === 'day'
       ? (length === 'long' ? { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' } : { day: 'numeric', month: 'short' })
-      : (length === 'long' ? { month: 'long', year: 'numeric' } : { month: 'short', year: '2-digit' });
+      : (length === 'long' ? { month: 'long', year: 'numeric' } : { month: 'short', year: 'numeric' });
   return date.toLocaleString(undefined, { ...options, timeZone: 'UTC' });
 }
 
@@ -134,12 +134,16 @@ function valueText(list, name) {
   if (list !== 'countries' || name === '(other)') return name;
   if (name === 'ZZ') return 'Unknown (ZZ)';
   try {
-    const region = new Intl.DisplayNames(undefined, { type: 'region' }).of(name);
+    regions ??= new Intl.DisplayNames(undefined, { type: 'region' });
+    const region = regions.of(name);
     return region === undefined || region === name ? name : `${region} (${name})`;
   } catch {
     return name;
   }
 }
+
+/** Country names in the browser's language, made on first use. @type {Intl.DisplayNames | undefined} */
+let regions;
 
 /** What a list's special values mean, said on hover and to screen readers. */
 const SPECIAL = /** @type {Record<string, string>} */ ({
@@ -180,11 +184,12 @@ export function axisScale(max) {
  */
 function drawChart(stats, width) {
   const height = width < 480 ? 180 : 220;
-  const margin = { top: 10, right: 8, bottom: 26, left: 44 };
-  const plotWidth = Math.max(10, width - margin.left - margin.right);
-  const plotHeight = height - margin.top - margin.bottom;
   const series = stats.Series;
   const { top, step } = axisScale(Math.max(0, ...series.map((p) => p.Visits)));
+  // Room on the left for the widest value label.
+  const margin = { top: 12, right: 8, bottom: 26, left: Math.max(28, textWidth(count(top)) + 12) };
+  const plotWidth = Math.max(10, width - margin.left - margin.right);
+  const plotHeight = height - margin.top - margin.bottom;
   const y = (/** @type {number} */ v) => margin.top + plotHeight - (v / top) * plotHeight;
 
   const chart = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'chart' });
@@ -220,13 +225,17 @@ function drawChart(stats, width) {
   });
   chart.append(bars);
 
-  // A label every so often: as many as fit, about 70 px apart, the first and the last among them.
-  const room = Math.max(2, Math.floor(plotWidth / 70));
-  const every = Math.max(1, Math.ceil(series.length / room));
-  series.forEach((point, i) => {
+  // An interval label under every so many columns: as many as fit with a gap between them,
+  // each centred under its column but kept inside the chart.
+  const labels = series.map((point) => intervalText(point.Time, stats.Interval, 'short'));
+  const widest = Math.max(0, ...labels.map(textWidth));
+  const every = Math.max(1, Math.ceil((widest + 16) / band));
+  labels.forEach((text, i) => {
     if (i % every !== 0) return;
-    const label = svg('text', { class: 'chart-text', x: margin.left + i * band + band / 2, y: height - 8, 'text-anchor': i === 0 && band < 30 ? 'start' : 'middle' });
-    label.textContent = intervalText(point.Time, stats.Interval, 'short');
+    const half = textWidth(text) / 2;
+    const x = Math.min(Math.max(margin.left + i * band + band / 2, half), width - half);
+    const label = svg('text', { class: 'chart-text', x, y: height - 8, 'text-anchor': 'middle' });
+    label.textContent = text;
     chart.append(label);
   });
 
@@ -237,6 +246,15 @@ function drawChart(stats, width) {
   }
   byId('stats-chart').replaceChildren(chart);
   drawnWidth = width;
+}
+
+/**
+ * About how wide a label is at the chart's 12 px: enough to space and fit labels, without
+ * measuring text (which would need it in the page first).
+ * @param {string} text
+ */
+function textWidth(text) {
+  return text.length * 7;
 }
 
 /** @param {Statistics} stats */
