@@ -130,7 +130,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       // hour, dimension and value (in Dimension order, as rollupIncrements does), and only
       // the link-hours they touched come back, for the bound. Shipping the rows to this
       // process and six increments per row back cost ~15 µs of its CPU per visit.
-      const touched = await tx.unsafe<{ linkId: number; hour: number; rows: number }[]>(`
+      const touched = (await tx.unsafe<{ linkId: string; hour: number; rows: number }[]>(`
         WITH moved AS (
           DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
           RETURNING link_id, hour, bot, referrer, country, browser, os, device, visits
@@ -145,7 +145,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
            ORDER BY 1, 2, 3, 4
           ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits
         )
-        SELECT link_id::int AS "linkId", hour, count(*)::int AS rows FROM moved GROUP BY link_id, hour`);
+        SELECT link_id AS "linkId", hour, count(*)::int AS rows FROM moved GROUP BY link_id, hour`))
+        .map((pair) => ({ linkId: Number(pair.linkId), hour: pair.hour, rows: pair.rows }));
       const moved = touched.reduce((sum, pair) => sum + pair.rows, 0);
       if (moved > 0) await trimValues(tx, touched);
       if (daysBeforeHour !== undefined) {
