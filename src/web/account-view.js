@@ -16,6 +16,7 @@ import {
 } from './dom.js';
 import { forgetLinks, loadLinks, noteDisabled, showLinks } from './links-view.js';
 import { remember, rememberedCode, session } from './session.js';
+import { forgetStats } from './stats-view.js';
 
 /** The account card's Uid and creation time (its "Links used" is the links view's). */
 function renderAccount() {
@@ -74,6 +75,7 @@ function forgetAccount() {
   session.account = null;
   remember(null);
   forgetLinks();
+  forgetStats();
   hideNewCode();
   for (const id of ['rotate-dialog', 'delete-account-dialog']) byId(id, HTMLDialogElement).close();
   const form = byId('sign-in-form', HTMLFormElement);

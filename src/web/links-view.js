@@ -1,6 +1,6 @@
 // The signed-in account's links: the "Shorten a URL" form (with its optional title, tags,
 // expiry and visit limit), the list with its search, tag filter, sort and "Load more", each
-// link's state and dates, its copy, QR, edit and delete actions, the edit and delete dialogs,
+// link's state and dates, its copy, QR, statistics, edit and delete actions, the edit and delete dialogs,
 // and the "Links used" count of the account card.
 import { ApiError, createLink, deleteLink, getAccount, listLinks, messageOf, updateLink } from './api.js';
 import {
@@ -26,6 +26,7 @@ import {
 } from './dom.js';
 import { openQrDialog, qrCode } from './qr.js';
 import { session } from './session.js';
+import { forgetStats, openStats, statsShowing } from './stats-view.js';
 
 /** @import { LinkDetails } from '../http/schemas.ts' */
 /** @import { LinkFields } from './api.js' */
@@ -149,6 +150,8 @@ function renderItem(prototype, link, now) {
   query(item, '[data-action="copy"]', HTMLButtonElement).addEventListener('click', (event) =>
     copyWithFeedback(buttonOf(event), url, 'short link'));
   query(item, '[data-action="qr"]', HTMLButtonElement).addEventListener('click', () => openQrDialog(url));
+  query(item, '[data-action="stats"]', HTMLButtonElement).addEventListener('click', (event) =>
+    openStats(link.ShortCode, `${url} → ${link.PointsTo}`, buttonOf(event)));
   const edit = query(item, '[data-action="edit"]', HTMLButtonElement);
   edit.disabled = accountDisabled;
   edit.addEventListener('click', () => openEditDialog(link));
@@ -465,6 +468,8 @@ async function confirmDelete() {
   deleting = null;
   dialog.close('deleted');
   links = links.filter((l) => l.ShortCode !== link.ShortCode);
+  // Its statistics went with it.
+  if (statsShowing() === link.ShortCode) forgetStats();
   if (usage.exact) usage = { count: Math.max(0, usage.count - 1), exact: true };
   renderLinks();
   byId('links-heading').focus();
