@@ -230,7 +230,8 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE accounts ADD COLUMN webhook_count integer NOT NULL DEFAULT 0 CHECK (webhook_count >= 0);
   ALTER TABLE stats_journal ADD COLUMN time text;
   CREATE TABLE webhooks (
-    id           text     PRIMARY KEY,
+    seq          bigint   GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id           text     NOT NULL UNIQUE,
     account_uid  bigint   NOT NULL,
     url          text     NOT NULL,
     events       text     NOT NULL,

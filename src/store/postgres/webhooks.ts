@@ -60,7 +60,7 @@ export function prepareWebhooks(sql: Sql, timed: <R>(work: () => PromiseLike<R>)
 
     async list(accountUid) {
       const rows = await timed(() => sql<Record<string, unknown>[]>`
-        SELECT ${sql.unsafe(WEBHOOK_COLUMNS)} FROM webhooks WHERE account_uid = ${accountUid} ORDER BY date_created, id`);
+        SELECT ${sql.unsafe(WEBHOOK_COLUMNS)} FROM webhooks WHERE account_uid = ${accountUid} ORDER BY seq`);
       return rows.map((row) => webhookOf(row));
     },
 

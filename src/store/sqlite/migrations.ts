@@ -92,7 +92,9 @@ export const MIGRATIONS: readonly Migration[] = [
   -- When the batch counted the visits (ISO), for link.visited; null in rows from before.
   ALTER TABLE stats_journal ADD COLUMN time TEXT;
   CREATE TABLE webhooks (
-    id           TEXT    PRIMARY KEY,
+    -- Creation order (the list's), whatever the clock says: ids are random.
+    seq          INTEGER PRIMARY KEY,
+    id           TEXT    NOT NULL UNIQUE,
     account_uid  INTEGER NOT NULL,
     url          TEXT    NOT NULL,
     events       TEXT    NOT NULL,

@@ -34,7 +34,7 @@ export function prepareWebhooks(
     insert: db.prepare(
       'INSERT INTO webhooks (id, account_uid, url, events, visited, secret, date_created) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    list: db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_uid = ? ORDER BY date_created, id`),
+    list: db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE account_uid = ? ORDER BY seq`),
     owner: db.prepare('SELECT account_uid AS "accountUid" FROM webhooks WHERE id = ?'),
     deleteEvents: db.prepare('DELETE FROM webhook_events WHERE webhook_id = ?'),
     deleteVisits: db.prepare('DELETE FROM webhook_visits WHERE webhook_id = ?'),
