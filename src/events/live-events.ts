@@ -126,7 +126,11 @@ export function createLiveEvents({
       await transport.start(receive);
       // Whoever listens already says so now, not at its next announcement.
       send({ kind: 'hello', origin });
-      announcer = setInterval(announce, announceMs);
+      announcer = setInterval(() => {
+        announce();
+        const now = clock();
+        for (const [uid, until] of remote) if (until < now) remote.delete(uid);
+      }, announceMs);
       announcer.unref();
     },
 

@@ -26,7 +26,7 @@ interface Reply {
 }
 
 /** One request on its own connection (so WORKERS hands each to the next worker). */
-function fresh(base: string, method: string, path: string, headers: Record<string, string> = {}): Promise<Reply> {
+function fresh(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(`${base}${path}`, { method, agent: false, timeout: 10_000, headers }, (response) => {
       let body = '';
@@ -36,7 +36,7 @@ function fresh(base: string, method: string, path: string, headers: Record<strin
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -79,10 +79,12 @@ async function seesOtherProcesses(streamBase: string, otherBase: string): Promis
       servers.add(visit.servedBy);
     }
     await waitFor(() => later.every((r) => visitedReferrers(stream).has(r)), () => `all later visits (served by ${[...servers].join(', ')})`);
-    const second = await fresh(otherBase, 'GET', `/v1/link?url=https://example.org/live2&short=second-${tag}`, auth);
-    assert.equal(second.status, 200);
+    // Over 8000 bytes as JSON: NOTIFY carries it in parts.
+    const longUrl = `https://example.org/${'😀'.repeat(1975)}`;
+    const second = await fresh(otherBase, 'POST', '/v1/link', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ url: longUrl, short: `second-${tag}` }));
+    assert.equal(second.status, 200, second.body);
     const event = await stream.next((e) => e.event === 'link.created' && e.data.data.ShortCode === `second-${tag}`, 'link.created from the other process');
-    assert.equal(event.data.data.PointsTo, 'https://example.org/live2');
+    assert.equal(event.data.data.PointsTo, longUrl);
   } finally {
     stream.close();
   }
