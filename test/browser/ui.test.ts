@@ -29,6 +29,7 @@ import { docsTests } from './docs.ts';
 import { hostileContentTests } from './hostile.ts';
 import { layoutTests } from './layout.ts';
 import { lifecycleTests } from './lifecycle.ts';
+import { liveTests } from './live.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const STORAGE_KEY = 'shortlink.accessCode';
@@ -190,6 +191,7 @@ describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   layoutTests();
   docsTests();
   bookmarkletTests();
+  liveTests();
 });
 
 function flowTests(): void {
