@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Request } from 'playwright-core';
 import { assertCleanSession, createAccountInUi, openBrowser, openUi, startUiServer, waitForText } from './support.ts';
 
 export function liveTests(): void {
@@ -15,7 +16,7 @@ export function liveTests(): void {
       const session = await openBrowser(t, server.origin);
       const { page } = session;
       const requested: string[] = [];
-      const streams: import('playwright-core').Request[] = [];
+      const streams: Request[] = [];
       page.on('request', (request) => {
         requested.push(request.url());
         if (new URL(request.url()).pathname === '/v1/events') streams.push(request);
