@@ -57,7 +57,7 @@ export const AccountRotatedEventSchema = envelope(
 
 export const EventSchema = Type.Union(
   [LinkCreatedEventSchema, LinkUpdatedEventSchema, LinkDeletedEventSchema, LinkVisitedEventSchema, AccountRotatedEventSchema],
-  { description: 'An event: the JSON of an SSE data line, or a webhook delivery\'s body' },
+  { $id: 'ShortlinkEvent', description: 'An event: the JSON of an SSE data line, or a webhook delivery\'s body' },
 );
 
 /** An event on the wire, as a stream reader or a webhook receiver gets it. */
