@@ -108,7 +108,13 @@ export async function buildApp({
   // committed, and by the count batch once it has; heard by GET /v1/events on every process.
   let live = givenLive;
   if (live === undefined) {
-    const own = createLiveEventsFor(config, (error) => app.log.warn({ err: error }, 'live events: transport failed'));
+    // A transport that is away fails on every reconnect: say so at most every 10 s.
+    let warnedAt = -Infinity;
+    const own = createLiveEventsFor(config, (error) => {
+      if (performance.now() - warnedAt < 10_000) return;
+      warnedAt = performance.now();
+      app.log.warn({ err: error }, 'live events: transport failed; streams see this process\'s events only until it is back');
+    });
     app.addHook('onClose', () => own.close());
     await own.start();
     live = own;

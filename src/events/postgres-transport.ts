@@ -65,32 +65,76 @@ export function createPayloadAssembler(clock: () => number = Date.now): (payload
   };
 }
 
+/** Pause before listening again after the connection was lost. */
+const RELISTEN_MS = 1000;
+
 export function createPostgresTransport({ url, onError = () => undefined }: PostgresTransportOptions): LiveTransport {
-  // Its own small client: LISTEN holds a connection of its own, and one connection for NOTIFY
-  // keeps a message's parts in order. Never the store's pool, which the hot path uses.
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: { application_name: 'shortlink-events' } });
   const assemble = createPayloadAssembler();
   let closed = false;
   let channel = NOTIFY_CHANNEL;
+  let receive: (message: LiveMessage) => void = () => undefined;
+  let relistenTimer: NodeJS.Timeout | undefined;
+
+  // The driver's option for notifications, missing from its typings.
+  const notifications: Record<string, unknown> = {
+    onnotify(from: string, payload: string) {
+      if (from !== channel) return;
+      const text = assemble(payload);
+      if (text === undefined) return;
+      try {
+        receive(JSON.parse(text) as LiveMessage);
+      } catch (error) {
+        onError(error);
+      }
+    },
+  };
+
+  // Its own client of one connection, never the store's pool (the hot path uses that): it
+  // LISTENs, and its NOTIFYs keep a message's parts in order. Not the driver's sql.listen(),
+  // whose reconnection timers outlive end() and would hold the process up at shutdown.
+  const sql = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connect_timeout: 5,
+    // 0: never closed for idleness or age (a closed connection stops listening until relisten).
+    idle_timeout: 0,
+    max_lifetime: 0,
+    // Fail at once while the database is away (the next LISTEN is this module's business).
+    backoff: () => 0,
+    connection: { application_name: 'shortlink-events' },
+    ...notifications,
+    // A new connection has not LISTENed: do it again (soon, on a timer that holds nothing up).
+    onclose: () => relisten(),
+  });
+
+  function listen(): Promise<void> {
+    return sql.unsafe(`LISTEN "${channel}"`).then(() => undefined);
+  }
+
+  function relisten(): void {
+    if (closed || relistenTimer !== undefined) return;
+    relistenTimer = setTimeout(() => {
+      relistenTimer = undefined;
+      listen().catch((error: unknown) => {
+        onError(error);
+        relisten();
+      });
+    }, RELISTEN_MS);
+    relistenTimer.unref();
+  }
 
   return {
     name: 'postgres',
-    async start(receive) {
+    async start(receiver) {
+      receive = receiver;
       try {
         const [row] = await sql<{ schema: string }[]>`SELECT current_schema() AS schema`;
         channel = channelFor(row?.schema ?? 'public');
-        await sql.listen(channel, (payload) => {
-          const text = assemble(payload);
-          if (text === undefined) return;
-          try {
-            receive(JSON.parse(text) as LiveMessage);
-          } catch (error) {
-            onError(error);
-          }
-        });
+        await listen();
       } catch (error) {
-        // The store opened, so the database is there; the driver listens again on reconnect.
+        // The store opened, so the database was there a moment ago: try again later.
         onError(error);
+        relisten();
       }
     },
     send(message) {
@@ -101,6 +145,7 @@ export function createPostgresTransport({ url, onError = () => undefined }: Post
     },
     async close() {
       closed = true;
+      clearTimeout(relistenTimer);
       await sql.end({ timeout: 1 });
     },
   };
