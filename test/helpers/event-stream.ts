@@ -22,6 +22,8 @@ export interface EventStream {
   body(): string;
   /** True once the server ended the stream. */
   ended(): boolean;
+  /** Stops reading (the server's writes then queue up). */
+  pause(): void;
   /** Waits for the first event (from `from` on) that `match` accepts. */
   next(match: (event: StreamedEvent) => boolean, what: string, options?: { from?: number; timeoutMs?: number }): Promise<StreamedEvent>;
   close(): void;
@@ -74,6 +76,9 @@ export function openEventStream(baseUrl: string, headers: Record<string, string>
           waitFor(() => events.slice(from).find(match), () => `${what} (got ${JSON.stringify(events.map((e) => e.event))})`, { timeoutMs }),
         close: () => {
           req.destroy();
+        },
+        pause: () => {
+          res.pause();
         },
       };
       if ((res.statusCode ?? 0) !== 200) {

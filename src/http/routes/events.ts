@@ -19,7 +19,15 @@ import { Operation } from '../operations.ts';
 import { accountOf, type Authenticate } from '../route-helpers.ts';
 import { ACCESS_CODE_SECURITY, AuthQuery, errorResponses } from '../schemas.ts';
 
-export const EVENT_STREAM_BOUNDS = {
+export interface EventStreamBounds {
+  readonly perAccount: number;
+  readonly total: number;
+  readonly heartbeatMs: number;
+  readonly maxQueuedBytes: number;
+  readonly retryMs: number;
+}
+
+export const EVENT_STREAM_BOUNDS: EventStreamBounds = {
   /** Streams one account may hold open at once (tabs, CLIs). */
   perAccount: 10,
   /** Streams this process holds open at once. */
@@ -30,7 +38,7 @@ export const EVENT_STREAM_BOUNDS = {
   maxQueuedBytes: 1 << 20,
   /** What the stream asks EventSource to wait before reconnecting. */
   retryMs: 3000,
-} as const;
+};
 
 export interface EventRoutesDeps {
   readonly live: LiveEvents;
@@ -39,7 +47,8 @@ export interface EventRoutesDeps {
   readonly untimed: (reply: FastifyReply) => void;
   /** True once the server has begun to close: no new streams then. */
   readonly isClosing: () => boolean;
-  readonly bounds?: Partial<typeof EVENT_STREAM_BOUNDS>;
+  /** Tests shorten them. */
+  readonly bounds?: Partial<EventStreamBounds>;
 }
 
 /** One event as SSE lines. The JSON has no line breaks, so one `data:` line carries it. */
