@@ -41,35 +41,35 @@ export function createEventPublisher(live: LiveEventsHub, clock: () => Date): Ev
   };
 
   function publishVisits(calls: Parameters<BatchListener<LinkRecord>>[0], outcomes: Parameters<BatchListener<LinkRecord>>[1]): void {
-      let byAccount: Map<number, VisitEventItem[]> | undefined;
-      for (let i = 0; i < calls.length; i++) {
-        const outcome = outcomes[i];
-        if (outcome === undefined || outcome.refused !== undefined) continue;
-        const uid = outcome.row.createdBy;
-        if (!live.wants(String(uid))) continue;
-        const call = calls[i]!;
-        const visit = call.visit;
-        const item: VisitEventItem = {
-          ShortCode: call.code,
-          Time: call.now,
-          // With STATS=off no visit is classified: the classes are empty.
-          Bot: visit?.bot ?? false,
-          Referrer: visit?.referrer ?? '',
-          Country: visit?.country ?? '',
-          Browser: visit?.browser ?? '',
-          OperatingSystem: visit?.os ?? '',
-          Device: visit?.device ?? '',
-        };
-        byAccount ??= new Map();
-        const list = byAccount.get(uid);
-        if (list === undefined) byAccount.set(uid, [item]);
-        else list.push(item);
+    let byAccount: Map<number, VisitEventItem[]> | undefined;
+    for (let i = 0; i < calls.length; i++) {
+      const outcome = outcomes[i];
+      if (outcome === undefined || outcome.refused !== undefined) continue;
+      const uid = outcome.row.createdBy;
+      if (!live.wants(String(uid))) continue;
+      const call = calls[i]!;
+      const visit = call.visit;
+      const item: VisitEventItem = {
+        ShortCode: call.code,
+        Time: call.now,
+        // With STATS=off no visit is classified: the classes are empty.
+        Bot: visit?.bot ?? false,
+        Referrer: visit?.referrer ?? '',
+        Country: visit?.country ?? '',
+        Browser: visit?.browser ?? '',
+        OperatingSystem: visit?.os ?? '',
+        Device: visit?.device ?? '',
+      };
+      byAccount ??= new Map();
+      const list = byAccount.get(uid);
+      if (list === undefined) byAccount.set(uid, [item]);
+      else list.push(item);
+    }
+    if (byAccount === undefined) return;
+    for (const [uid, visits] of byAccount) {
+      for (let start = 0; start < visits.length; start += VISITS_PER_EVENT) {
+        publish(EventType.LinkVisited, uid, { visits: visits.slice(start, start + VISITS_PER_EVENT) });
       }
-      if (byAccount === undefined) return;
-      for (const [uid, visits] of byAccount) {
-        for (let start = 0; start < visits.length; start += VISITS_PER_EVENT) {
-          publish(EventType.LinkVisited, uid, { visits: visits.slice(start, start + VISITS_PER_EVENT) });
-        }
-      }
+    }
   }
 }
