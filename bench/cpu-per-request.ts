@@ -17,12 +17,20 @@
  *
  * Environment: CPU_REQUESTS (per measurement, default 20000), CPU_ROUNDS (counted rounds,
  * default 5), CPU_LINKS (default 100000), CPU_CONNECTIONS (default 10), CPU_SCENARIOS
- * (comma-separated, default "redirect,resolve").
+ * (comma-separated, default "redirect,resolve"), CPU_DATABASE (`sqlite`, the default, or
+ * `postgres`: each root gets a fresh database on the server CPU_DATABASE_URL, else
+ * BENCH_DATABASE_URL, else TEST_DATABASE_URL names, dropped at the end). The servers inherit
+ * the rest of the environment, so `STATS=off npm run bench:cpu` measures without statistics.
+ *
+ * On PostgreSQL the server's CPU is only part of a request's cost: when the database runs on
+ * this machine (its backends' /proc entries are readable), the CPU of the backends serving
+ * each root's database is measured the same way and shown beside it ("+ db").
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 import type * as PreloadModule from './preload.ts';
 import type { Preloaded } from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
@@ -32,6 +40,10 @@ const REQUESTS = Number(process.env.CPU_REQUESTS ?? 20_000);
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const LINKS = Number(process.env.CPU_LINKS ?? 100_000);
 const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 10);
+const DATABASE = process.env.CPU_DATABASE ?? 'sqlite';
+const POSTGRES_URL = process.env.CPU_DATABASE_URL ?? process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+if (DATABASE !== 'sqlite' && DATABASE !== 'postgres') throw new Error(`CPU_DATABASE must be sqlite or postgres, got ${DATABASE}`);
+if (DATABASE === 'postgres' && POSTGRES_URL === undefined) throw new Error('CPU_DATABASE=postgres needs CPU_DATABASE_URL (or BENCH_DATABASE_URL, TEST_DATABASE_URL)');
 const SCENARIOS = (process.env.CPU_SCENARIOS ?? 'redirect,resolve').split(',').map((s) => s.trim()).filter(Boolean);
 // Linux reports CPU time in clock ticks of 1/100 s (USER_HZ, the same on every architecture).
 const TICK_MICROS = 10_000;
@@ -42,9 +54,14 @@ const pathsOf: Record<string, (codes: readonly string[]) => string[]> = {
 };
 for (const scenario of SCENARIOS) if (pathsOf[scenario] === undefined) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(pathsOf).join(', ')}`);
 
-/** Microseconds of CPU (user + system, every thread) the process has used so far. */
+/** Microseconds of CPU (user + system, every thread) the process has used so far; 0 once it is gone. */
 function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
   // Fields after the command name (which may hold spaces) start at field 3: utime is 14, stime 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
@@ -67,6 +84,20 @@ interface Target {
   readonly server: RunningProcess;
   readonly paths: Record<string, readonly string[]>;
   readonly data?: Preloaded;
+  /** PostgreSQL: the pids of the backends serving this target's database now. */
+  readonly backends?: () => Promise<number[]>;
+}
+
+/** The database backends' CPU, µs, per pid: read before and after each measurement. */
+function backendMicros(pids: readonly number[]): Map<number, number> {
+  return new Map(pids.map((pid) => [pid, cpuMicros(pid)]));
+}
+
+const monitor = DATABASE === 'postgres' ? postgres(POSTGRES_URL!, { max: 1, onnotice: () => {} }) : undefined;
+/** Pids of the backends connected to `database` (the bench's own monitor connection is elsewhere). */
+async function backendsOf(database: string): Promise<number[]> {
+  const rows = await monitor!<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = ${database}`;
+  return rows.map((row) => row.pid);
 }
 
 const roots = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : [ROOT]).map((root) => resolve(root));
@@ -75,30 +106,49 @@ const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env
 targets.push({ name: 'bare node:http', server: bare, paths: Object.fromEntries(SCENARIOS.map((s) => [s, ['/']])) });
 for (const root of roots) {
   // The root's own preload: its schema, its migrations.
-  const { preloadSqlite } = (await import(pathToFileURL(join(root, 'bench', 'preload.ts')).href)) as typeof PreloadModule;
-  const data = await preloadSqlite(LINKS);
+  const { preloadSqlite, preloadPostgres } = (await import(pathToFileURL(join(root, 'bench', 'preload.ts')).href)) as typeof PreloadModule;
+  const data = DATABASE === 'postgres' ? await preloadPostgres(POSTGRES_URL!, LINKS) : await preloadSqlite(LINKS);
   const server = await startProcess({
     script: 'src/server.ts',
     cwd: root,
     env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path },
     cpu: undefined,
   });
-  targets.push({ name: root, server, data, paths: Object.fromEntries(SCENARIOS.map((s) => [s, pathsOf[s]!(data.codes)])) });
+  const database = DATABASE === 'postgres' ? new URL(data.path).pathname.slice(1) : undefined;
+  targets.push({
+    name: root, server, data, paths: Object.fromEntries(SCENARIOS.map((s) => [s, pathsOf[s]!(data.codes)])),
+    backends: database === undefined ? undefined : () => backendsOf(database),
+  });
 }
 
-console.log(`CPU per request: ${REQUESTS} requests per measurement, ${CONNECTIONS} connections, ${LINKS} links, 1 warm-up + ${ROUNDS} rounds`);
-// target → scenario → µs per request, one per counted round.
+console.log(
+  `CPU per request: ${REQUESTS} requests per measurement, ${CONNECTIONS} connections, ${LINKS} links, 1 warm-up + ${ROUNDS} rounds, ` +
+    `${DATABASE}, STATS=${process.env.STATS ?? 'on (default)'}`,
+);
+// target → scenario → µs per request, one per counted round; the database backends' apart.
 const samples = new Map<string, Map<string, number[]>>(targets.map((t) => [t.name, new Map(SCENARIOS.map((s) => [s, []]))]));
+const dbSamples = new Map<string, Map<string, number[]>>(targets.map((t) => [t.name, new Map(SCENARIOS.map((s) => [s, []]))]));
 try {
   for (let round = 0; round <= ROUNDS; round++) {
     for (const scenario of SCENARIOS) {
       for (const target of targets) {
+        const backendsBefore = target.backends === undefined ? undefined : backendMicros(await target.backends());
         const before = cpuMicros(target.server.pid);
         const answered = await drive(target.server.url, target.paths[scenario]!, REQUESTS);
         const micros = (cpuMicros(target.server.pid) - before) / REQUESTS;
+        let dbMicros: number | undefined;
+        if (target.backends !== undefined) {
+          // A backend that connected meanwhile counts from its start: a little too much, never too little.
+          const after = backendMicros(await target.backends());
+          dbMicros = [...after].reduce((sum, [pid, used]) => sum + used - (backendsBefore!.get(pid) ?? 0), 0) / REQUESTS;
+        }
         if (answered !== REQUESTS) console.log(`warning: ${target.name} ${scenario}: ${REQUESTS - answered} requests not answered 2xx/3xx`);
-        if (round > 0) samples.get(target.name)!.get(scenario)!.push(micros);
-        console.log(`${round === 0 ? 'warm-up' : `round ${round}`}  ${scenario.padEnd(8)}  ${micros.toFixed(1).padStart(6)} µs  ${target.name}`);
+        if (round > 0) {
+          samples.get(target.name)!.get(scenario)!.push(micros);
+          if (dbMicros !== undefined) dbSamples.get(target.name)!.get(scenario)!.push(dbMicros);
+        }
+        const db = dbMicros === undefined ? '' : ` + db ${dbMicros.toFixed(1).padStart(6)} µs`;
+        console.log(`${round === 0 ? 'warm-up' : `round ${round}`}  ${scenario.padEnd(8)}  ${micros.toFixed(1).padStart(6)} µs${db}  ${target.name}`);
       }
     }
   }
@@ -107,6 +157,7 @@ try {
     await target.server.stop();
     await target.data?.remove();
   }
+  await monitor?.end();
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -116,7 +167,9 @@ for (const target of targets) {
   const cells = SCENARIOS.map((scenario) => {
     const values = samples.get(target.name)!.get(scenario)!;
     const ratios = values.map((micros, i) => micros / bareSamples.get(scenario)![i]!);
-    return `${scenario} ${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}) ×${median(ratios).toFixed(2)}`;
+    const db = dbSamples.get(target.name)!.get(scenario)!;
+    const dbCell = db.length === 0 ? '' : ` + db ${median(db).toFixed(1)} (${Math.min(...db).toFixed(1)}–${Math.max(...db).toFixed(1)})`;
+    return `${scenario} ${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}) ×${median(ratios).toFixed(2)}${dbCell}`;
   });
   console.log(`  ${cells.join('   ')}   ${target.name}`);
 }

@@ -12,7 +12,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 IMAGE=${1:-localhost/shortlink-base:bookworm-node24}
 ROOTFS=${SHORTLINK_ROOTFS:-/var/tmp/shortlink-rootfs}
 # The Debian mirror this machine's apt already uses (DEBIAN_MIRROR to choose another).
-MIRROR=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p; s/^deb \([^ ]*\/debian\) .*/\1/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null | head -1)}
+# Some of these files may be absent (sed then exits 2): only what it prints counts.
+MIRROR=${DEBIAN_MIRROR:-$({ sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p; s/^deb \([^ ]*\/debian\) .*/\1/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null || true; } | head -1)}
 [ -n "$MIRROR" ] || { echo "base-image: no Debian mirror in the apt sources; set DEBIAN_MIRROR" >&2; exit 1; }
 NODE_BIN=node_modules/node/bin/node
 NPM_DIR=${NPM_DIR:-$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")}

@@ -5,20 +5,55 @@ export interface LogStream {
   write(line: string): void;
 }
 
+/** Characters gathered before they are handed to the writer: about 4 KiB of JSON lines. */
+const CHUNK_CHARS = 4096;
+
+/** Every buffered stdout's hand-over, run before pino's own flush at exit. */
+const handOvers = new Set<() => void>();
+let exitHooked = false;
+
 /**
- * Standard output with writes gathered into 4 KiB chunks: under load, one write(2) per ~20
+ * Standard output with writes gathered into 4 KiB chunks: under load, one write(2) per ~15
  * request lines instead of one each (measured: about a fifth more resolutions per second).
- * A timer flushes at least every 100 ms, so a quiet server's lines are never held longer;
- * pino flushes the rest when the process exits. Only a `kill -9` can lose the last lines.
+ * A timer hands the rest over at least every 100 ms, so a quiet server's lines are never
+ * held longer; at exit the rest is handed over and pino flushes it. Only a `kill -9` can lose
+ * the last lines.
+ *
+ * The lines are gathered here, in an array joined once per chunk, and not by SonicBoom's
+ * `minLength`: SonicBoom appends each line to its pending string and measures that string's
+ * UTF-8 length on every write, which flattens the whole growing string each time (measured:
+ * 3.8 µs of CPU per line, against 0.9 µs here). SonicBoom still does the writing, with its
+ * handling of partial writes, EAGAIN and a closed pipe.
  */
 export function createBufferedStdout(): LogStream {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => {
+  const stream = pino.destination({ dest: 1, sync: false, minLength: 0 });
+  let lines: string[] = [];
+  let chars = 0;
+  const handOver = () => {
+    if (lines.length === 0) return;
+    const chunk = lines.join('');
+    lines = [];
+    chars = 0;
     try {
-      stream.flush(); // no callback: a callback would add a listener per call
+      stream.write(chunk);
     } catch {
-      // destroyed at exit; nothing left to flush
+      // destroyed at exit; nothing left to write to
     }
-  }, 100).unref();
-  return stream;
+  };
+  setInterval(handOver, 100).unref();
+  handOvers.add(handOver);
+  if (!exitHooked) {
+    exitHooked = true;
+    // Prepended: pino's own exit handler (flushSync, or flush and end) must find these lines.
+    const handOverAll = () => handOvers.forEach((hand) => hand());
+    process.prependListener('beforeExit', handOverAll);
+    process.prependListener('exit', handOverAll);
+  }
+  return {
+    write(line) {
+      lines.push(line);
+      chars += line.length;
+      if (chars >= CHUNK_CHARS) handOver();
+    },
+  };
 }

@@ -17,6 +17,7 @@ import {
 import { applyLiveEvent, forgetLinks, loadLinks, noteDisabled, showLinks } from './links-view.js';
 import { startLive, stopLive } from './live.js';
 import { remember, rememberedCode, session } from './session.js';
+import { forgetStats } from './stats-view.js';
 
 /** The account card's Uid and creation time (its "Links used" is the links view's). */
 function renderAccount() {
@@ -85,6 +86,7 @@ function forgetAccount() {
   session.account = null;
   remember(null);
   forgetLinks();
+  forgetStats();
   hideNewCode();
   for (const id of ['rotate-dialog', 'delete-account-dialog']) byId(id, HTMLDialogElement).close();
   const form = byId('sign-in-form', HTMLFormElement);

@@ -2,7 +2,7 @@
 // page uses. The shapes on the wire are the server's own TypeBox schemas, imported as types.
 import { session } from './session.js';
 
-/** @import { Account, Link, LinkDetails } from '../http/schemas.ts' */
+/** @import { Account, Link, LinkDetails, Statistics } from '../http/schemas.ts' */
 
 /**
  * What a create or an edit sends. On an edit an empty string clears that field; on a create
@@ -181,4 +181,36 @@ export async function deleteLink(short) {
  */
 export async function lookUp(code) {
   return parseJson(await call('GET', `/v1/get/${encodeURIComponent(code)}`, { auth: false }));
+}
+
+/**
+ * What the statistics are asked for: one link (`short`) or the whole account (none), over a
+ * period (`from`, `to`, RFC 3339) by `interval`.
+ * @typedef {{ short?: string, from: string, to: string, interval: 'hour' | 'day' | 'month' }} StatsQuery
+ */
+
+/** @param {StatsQuery} query */
+function statsParams({ short, from, to, interval }) {
+  /** @type {Record<string, string>} */
+  const params = { from, to, interval };
+  if (short !== undefined) params.short = short;
+  return params;
+}
+
+/**
+ * Visit statistics of one link or of the whole account (`GET /v1/stats`).
+ * @param {StatsQuery} query
+ * @returns {Promise<Statistics>}
+ */
+export async function getStats(query) {
+  return parseJson(await call('GET', '/v1/stats', { params: statsParams(query) }));
+}
+
+/**
+ * The same statistics' series as CSV (`time,visits,bots`), as the API writes it.
+ * @param {StatsQuery} query
+ * @returns {Promise<string>}
+ */
+export async function getStatsCsv(query) {
+  return call('GET', '/v1/stats', { params: { ...statsParams(query), format: 'csv' } });
 }

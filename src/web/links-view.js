@@ -1,6 +1,6 @@
 // The signed-in account's links: the "Shorten a URL" form (with its optional title, tags,
 // expiry and visit limit), the list with its search, tag filter, sort and "Load more", each
-// link's state and dates, its copy, QR, edit and delete actions, the edit and delete dialogs,
+// link's state and dates, its copy, QR, statistics, edit and delete actions, the edit and delete dialogs,
 // and the "Links used" count of the account card.
 import { ApiError, createLink, deleteLink, getAccount, listLinks, messageOf, updateLink } from './api.js';
 import {
@@ -26,6 +26,7 @@ import {
 } from './dom.js';
 import { openQrDialog, qrCode } from './qr.js';
 import { session } from './session.js';
+import { forgetStats, openStats, refresh as refreshStats, statsShowing } from './stats-view.js';
 
 /** @import { LinkDetails } from '../http/schemas.ts' */
 /** @import { LinkFields } from './api.js' */
@@ -149,6 +150,8 @@ function renderItem(prototype, link, now) {
   query(item, '[data-action="copy"]', HTMLButtonElement).addEventListener('click', (event) =>
     copyWithFeedback(buttonOf(event), url, 'short link'));
   query(item, '[data-action="qr"]', HTMLButtonElement).addEventListener('click', () => openQrDialog(url));
+  query(item, '[data-action="stats"]', HTMLButtonElement).addEventListener('click', (event) =>
+    openStats(link.ShortCode, `${url} → ${link.PointsTo}`, buttonOf(event)));
   const edit = query(item, '[data-action="edit"]', HTMLButtonElement);
   edit.disabled = accountDisabled;
   edit.addEventListener('click', () => openEditDialog(link));
@@ -465,6 +468,8 @@ async function confirmDelete() {
   deleting = null;
   dialog.close('deleted');
   links = links.filter((l) => l.ShortCode !== link.ShortCode);
+  // Its statistics went with it.
+  if (statsShowing() === link.ShortCode) forgetStats();
   if (usage.exact) usage = { count: Math.max(0, usage.count - 1), exact: true };
   renderLinks();
   byId('links-heading').focus();
@@ -553,10 +558,15 @@ async function submitEdit(event) {
 
 /** How long a count that just changed stays marked. */
 const LIVE_MARK_MS = 2000;
+/** The open statistics follow visits at most this often. */
+const LIVE_STATS_MS = 1000;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let liveStats;
 
 /**
  * Shows one of the account's live events (live.js): visits raise the counts of the links
- * shown, in place, with a brief mark; an edit redraws its link; a link created or deleted
+ * shown, in place, with a brief mark, and reload open statistics they belong to (at most
+ * once a second); an edit redraws its link; a link created or deleted
  * elsewhere joins or leaves the list.
  * @param {import('./live.js').LiveEvent} event
  */
@@ -575,6 +585,14 @@ export function applyLiveEvent(event) {
       const counted = { ...link, Accesses: link.Accesses + n };
       links[i] = counted;
       redrawItem(counted, stateOf(counted) !== stateOf(link));
+    }
+    // The statistics view, when open on the account or on a link just visited, loads again.
+    const open = statsShowing();
+    if (open !== undefined && (open === null || counts.has(open)) && liveStats === undefined) {
+      liveStats = setTimeout(() => {
+        liveStats = undefined;
+        void refreshStats();
+      }, LIVE_STATS_MS);
     }
   } else if (event.type === 'link.updated' && typeof event.data?.ShortCode === 'string') {
     const i = links.findIndex((link) => link.ShortCode === event.data.ShortCode);

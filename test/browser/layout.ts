@@ -48,7 +48,7 @@ async function addLinks(page: Page): Promise<void> {
  * Every visible text below WCAG AA contrast against its background: 4.5:1, or 3:1 for large
  * text, with the background found by walking up to the first opaque ancestor.
  */
-async function lowContrastTexts(page: Page): Promise<string[]> {
+export async function lowContrastTexts(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const parse = (value: string): [number, number, number, number] => {
       const numbers = (value.match(/[\d.]+/g) ?? []).map(Number);

@@ -60,6 +60,14 @@ export function liveTests(): void {
       await page.locator('#links li[data-code="made-elsewhere"]').waitFor();
       await waitForText(page, '#account-usage', /^2 \//);
 
+      // The link's statistics, open, follow its visits too.
+      await page.getByRole('button', { name: 'Stats live-link' }).click();
+      await waitForText(page, '#stats-visits', /^2$/);
+      const third = await server.app.inject({ url: '/live-link' });
+      assert.equal(third.statusCode, 302);
+      await waitForText(page, `${item} .accesses`, /^3\b/);
+      await waitForText(page, '#stats-visits', /^3$/);
+
       assert.deepEqual(requested.filter((url) => url.toLowerCase().includes(code.toLowerCase())), [], 'the access code in a URL');
       await assertCleanSession(session);
     });

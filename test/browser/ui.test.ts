@@ -30,6 +30,7 @@ import { hostileContentTests } from './hostile.ts';
 import { layoutTests } from './layout.ts';
 import { lifecycleTests } from './lifecycle.ts';
 import { liveTests } from './live.ts';
+import { statsTests } from './stats.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const STORAGE_KEY = 'shortlink.accessCode';
@@ -192,6 +193,7 @@ describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   docsTests();
   bookmarkletTests();
   liveTests();
+  statsTests();
 });
 
 function flowTests(): void {
@@ -351,20 +353,20 @@ function flowTests(): void {
       await waitForText(page, '#account-usage', /^1 \/ 20$/);
       const newUrl = (await page.locator('#new-link-url').textContent()) ?? '';
       const code = newUrl.slice(newUrl.lastIndexOf('/') + 1);
-      assert.deepEqual([await tab(), await tab(), await tab()], ['new-link-url', 'copy-new-link', 'refresh-links']);
+      assert.deepEqual([await tab(), await tab(), await tab(), await tab()], ['new-link-url', 'copy-new-link', 'account-stats', 'refresh-links']);
       assert.deepEqual([await tab(), await tab(), await tab(), await tab()], ['filter-q', 'filter-tag', 'filter-sort', 'filter-apply']);
-      assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab(), await tab()], [
-        newUrl, 'https://example.com/by/keyboard', `Copy ${code}`, `QR ${code}`, `Edit ${code}`, `Delete ${code}`,
+      assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab()], [
+        newUrl, 'https://example.com/by/keyboard', `Copy ${code}`, `QR ${code}`, `Stats ${code}`, `Edit ${code}`, `Delete ${code}`,
       ]);
 
       // The QR dialog opens and closes from the keyboard, focus returning to its button.
-      await page.keyboard.press('Shift+Tab');
-      await page.keyboard.press('Shift+Tab');
+      for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+Tab');
       await page.keyboard.press('Enter');
       await page.locator('#qr-dialog[open]').waitFor();
       assert.equal(await page.locator('#qr-dialog svg[role="img"]').getAttribute('aria-label'), `QR code for ${newUrl}`);
       await page.keyboard.press('Escape');
       await page.locator('#qr-dialog').waitFor({ state: 'hidden' });
+      assert.equal(await tab(), `Stats ${code}`);
       assert.equal(await tab(), `Edit ${code}`);
       assert.equal(await tab(), `Delete ${code}`);
 

@@ -4,8 +4,7 @@ import { createBatcher } from '../batcher.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-commit.ts';
 import {
-  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, FOLD_BATCH, foldHoursIntoDaysSql, JOURNAL_COLUMNS,
-  linkHours, rollupIncrements, seriesSql, STATS_KEPT_VALUES, valuesSql, type JournalRow,
+  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, FOLD_BATCH, foldHoursIntoDaysSql, seriesSql, STATS_KEPT_VALUES, valuesSql,
 } from '../stats-sql.ts';
 import { OTHER, type Visit } from '../../stats/visit.ts';
 import {
@@ -127,21 +126,29 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       // (tests, hosting) do not wait for each other.
       const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}, hashtext(current_schema())) AS locked`;
       if (lock?.locked !== true) return 0;
-      const rows = (await tx.unsafe<JournalRow[]>(`
-        DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
-        RETURNING ${JOURNAL_COLUMNS}`)).map((row) => ({ ...row, linkId: Number(row.linkId), id: Number(row.id) }));
-      if (rows.length > 0) {
-        const increments = rollupIncrements(rows);
-        await tx`
+      // The journal rows are moved into the rollups inside the server: one row per link,
+      // hour, dimension and value (in Dimension order, as rollupIncrements does), and only
+      // the link-hours they touched come back, for the bound. Shipping the rows to this
+      // process and six increments per row back cost ~15 µs of its CPU per visit.
+      const touched = (await tx.unsafe<{ linkId: string; hour: number; rows: number }[]>(`
+        WITH moved AS (
+          DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
+          RETURNING link_id, hour, bot, referrer, country, browser, os, device, visits
+        ), added AS (
           INSERT INTO stats_rollups (link_id, hour, dim, value, visits)
-          SELECT * FROM unnest(
-            ${tx.array(increments.map((i) => i.linkId), 20)}::bigint[], ${tx.array(increments.map((i) => i.hour), 23)}::int[],
-            ${tx.array(increments.map((i) => i.dimension), 21)}::smallint[], ${tx.array(increments.map((i) => i.value), 25)}::text[],
-            ${tx.array(increments.map((i) => i.visits), 20)}::bigint[])
-          ORDER BY 1, 2, 3, 4
-          ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
-        await trimValues(tx, linkHours(rows));
-      }
+          SELECT m.link_id, m.hour, d.dim, d.value, sum(m.visits)
+            FROM moved m CROSS JOIN LATERAL (VALUES
+              (0::smallint, CASE WHEN m.bot = 1 THEN 'bot' ELSE 'human' END),
+              (1::smallint, m.referrer), (2::smallint, m.country), (3::smallint, m.browser), (4::smallint, m.os), (5::smallint, m.device)
+            ) AS d(dim, value)
+           GROUP BY m.link_id, m.hour, d.dim, d.value
+           ORDER BY 1, 2, 3, 4
+          ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits
+        )
+        SELECT link_id AS "linkId", hour, count(*)::int AS rows FROM moved GROUP BY link_id, hour`))
+        .map((pair) => ({ linkId: Number(pair.linkId), hour: pair.hour, rows: pair.rows }));
+      const moved = touched.reduce((sum, pair) => sum + pair.rows, 0);
+      if (moved > 0) await trimValues(tx, touched);
       if (daysBeforeHour !== undefined) {
         const days = await tx<{ linkId: number; hour: number }[]>`
           SELECT DISTINCT link_id::int AS "linkId", hour - hour % 24 AS hour FROM stats_rollups WHERE hour < ${daysBeforeHour} AND hour % 24 <> 0`;
@@ -152,7 +159,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         }
         await tx.unsafe(DELETE_ORPHAN_ROLLUPS);
       }
-      return rows.length;
+      return moved;
     }));
   }
 
