@@ -1,6 +1,7 @@
 /**
  * Writes packages/client/src/types.ts: a plain TypeScript declaration for every wire schema of
- * the server (each TypeBox schema exported by src/http/schemas.ts that carries an `$id`).
+ * the server (each TypeBox schema exported by src/http/schemas.ts or src/http/event-schemas.ts
+ * that carries an `$id`).
  *
  * The client package has no dependencies, so it cannot import TypeBox's `Static<>` types at
  * run time or in its published `.d.ts`; this turns the same schemas into interfaces instead.
@@ -13,6 +14,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import * as eventSchemas from '../src/http/event-schemas.ts';
 import * as schemas from '../src/http/schemas.ts';
 
 export const TYPES_FILE = fileURLToPath(new URL('../packages/client/src/types.ts', import.meta.url));
@@ -61,8 +63,12 @@ function objectBody(schema: JsonSchema, indent: string): string {
   return `${body}${indent}}`;
 }
 
+/** The schema being declared: a named schema inside it is referred to by its name. */
+let declaring: JsonSchema | undefined;
+
 /** The TypeScript type of one JSON Schema, for the subset the route schemas use. */
 function typeOf(schema: JsonSchema, indent: string): string {
+  if (schema !== declaring && schema.$id !== undefined) return schema.$id;
   if (schema.$ref !== undefined) return schema.$ref.replace(/^#\/components\/schemas\//, '').replace(/^#?/, '');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum !== undefined) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
@@ -93,11 +99,12 @@ function typeOf(schema: JsonSchema, indent: string): string {
 
 /** The generated file's text: one declaration per named schema, in name order. */
 export function generateClientTypes(): string {
-  const named = (Object.values(schemas) as unknown[])
+  const named = ([...Object.values(schemas), ...Object.values(eventSchemas)] as unknown[])
     .filter(isNamedSchema)
     .sort((a, b) => a.$id.localeCompare(b.$id));
   let text = HEADER;
   for (const schema of named) {
+    declaring = schema;
     text += `\n${comment(schema.description, '')}`;
     text += schema.type === 'object' && schema.properties !== undefined
       ? `export interface ${schema.$id} ${objectBody(schema, '')}\n`

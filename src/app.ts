@@ -9,6 +9,10 @@ import { createAdminService } from './admin/admin-service.ts';
 import type { Config } from './config.ts';
 import { createFastify } from './http/create-fastify.ts';
 import { registerErrorHandlers } from './http/error-handlers.ts';
+import { createEventPublisher } from './http/event-payloads.ts';
+import { registerEventRoutes } from './http/routes/events.ts';
+import { createLiveEventsFor } from './events/create-live-events.ts';
+import type { LiveEventsHub } from './events/live-events.ts';
 import { createForwardedWarning } from './http/forwarded-warning.ts';
 import { registerCors } from './http/cors.ts';
 import { registerClosingHooks, registerRequestHooks } from './http/hooks.ts';
@@ -73,14 +77,23 @@ export interface AppDeps {
    * `dispatch: false` this app registers webhooks but delivers nothing.
    */
   readonly webhooks?: Partial<Omit<DispatcherOptions, 'store' | 'secrets' | 'allowPrivate'>> & { readonly dispatch?: boolean; readonly resolve?: ResolveAll };
+  /**
+   * Where events are published and streams listen (ADR 19), made and started by the caller,
+   * who closes it. When omitted the app makes its own from the config and closes it.
+   */
+  readonly live?: LiveEventsHub;
 }
 
 /** Builds the HTTP application around an open store. */
-export async function buildApp({ config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [], draining = () => false, webhooks: webhookOptions = {} }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({
+  config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [], draining = () => false, live: givenLive,
+  webhooks: webhookOptions = {},
+}: AppDeps): Promise<FastifyInstance> {
   const metrics = createMetrics();
   // The whole-request deadline: STORAGE_TIMEOUT plus a margin, so storage calls answer first
   // with their own error (request-bounds.ts).
-  const requestLog = new RequestLog(metrics.observeRequest, createRequestDeadline(config.storageTimeoutMs + REQUEST_BOUNDS.handlerMarginMs));
+  const requestDeadline = createRequestDeadline(config.storageTimeoutMs + REQUEST_BOUNDS.handlerMarginMs);
+  const requestLog = new RequestLog(metrics.observeRequest, requestDeadline);
   const app = await createFastify({ config, requestLog, logStream, onConnectionClosed: metrics.connectionClosed });
   // Readiness weighs what real calls did, not only a trivial query (src/store/storage-health.ts).
   const storageHealth = trackStorageHealth({
@@ -102,13 +115,38 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
   registerErrorHandlers(app);
   registerCors(app, config.cors);
 
-  const accounts = createAccountService({ store, clock, defaultMaxLinks: config.defaultMaxLinks, registrationOpen: config.registrationOpen });
+  // Live events (CONTRACT §7.5, ADR 19): published by the services once a change has
+  // committed, and by the count batch once it has; heard by GET /v1/events on every process.
+  let live = givenLive;
+  if (live === undefined) {
+    // A transport that is away fails on every reconnect: say so at most every 10 s.
+    let warnedAt = -Infinity;
+    const own = createLiveEventsFor(config, (error) => {
+      if (performance.now() - warnedAt < 10_000) return;
+      warnedAt = performance.now();
+      app.log.warn({ err: error }, 'live events: transport failed; streams see this process\'s events only until it is back');
+    });
+    app.addHook('onClose', () => own.close());
+    await own.start();
+    live = own;
+  }
+  const events = createEventPublisher(live, clock);
+  const unwatchCounts = store.watchCounts(events.countsCommitted);
+  app.addHook('onClose', (_instance, done) => {
+    unwatchCounts();
+    done();
+  });
+
+  const accounts = createAccountService({
+    store, clock, defaultMaxLinks: config.defaultMaxLinks, registrationOpen: config.registrationOpen, events: events.accounts,
+  });
   const linkDeps: LinkServiceDeps = {
     store,
     clock,
     ownOrigin: new URL(config.baseUrl).origin,
     blockedHosts: config.blockedHosts,
     selfHosts: config.selfHosts,
+    events: events.links,
   };
   // A disabled account's link calls are refused after their parameters are checked (§7).
   const links = refuseDisabledAccounts(createLinkService(linkDeps), createLinkService({ ...linkDeps, store: refusingStore(store) }));
@@ -159,6 +197,7 @@ export async function buildApp({ config, store: rawStore, clock = () => new Date
     links, rateLimits, redirectStatus: config.redirectStatus, visitOf, onVisit: (visit) => metrics.visitRecorded(visit.bot),
   });
   registerStatsRoutes(app, { stats: createStatsService({ store, clock }), authenticate, rateLimits });
+  registerEventRoutes(app, { live, authenticate, untimed: (reply) => requestDeadline.finish(reply), isClosing: () => draining() || isClosing() });
   if (config.adminToken !== undefined) {
     const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid) });
     registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl });

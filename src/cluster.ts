@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
 import type { Config } from './config.ts';
+import { relayLiveMessages } from './events/cluster-transport.ts';
 import { serveClusterMetrics } from './metrics/cluster-metrics.ts';
 
 /**
@@ -13,6 +14,8 @@ import { serveClusterMetrics } from './metrics/cluster-metrics.ts';
 export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, string | undefined>>): void {
   const log = pino({ level: config.logLevel, base: { pid: process.pid, role: 'primary' } });
   serveClusterMetrics();
+  // Live events between the workers when nothing else carries them (ADR 19).
+  relayLiveMessages();
   let stopping = false;
   let failedStop = false;
   const workers = new Set<Worker>();

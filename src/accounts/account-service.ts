@@ -1,4 +1,5 @@
 import { DomainError, ErrorCode } from '../errors.ts';
+import type { AccountEventSink } from '../events/domain-events.ts';
 import type { AccountRecord, Store } from '../store/store.ts';
 import { createAccountCache } from './account-cache.ts';
 import { hashAccessCode, isWellFormedAccessCode, newAccessCode } from './access-code.ts';
@@ -43,6 +44,8 @@ export interface AccountServiceDeps {
    * the store anyway (list, create, delete) use the cache; showing the account always reads it.
    */
   readonly accountCacheMs?: number;
+  /** Told of each rotation once it has committed (the live events); none when omitted. */
+  readonly events?: AccountEventSink | undefined;
 }
 
 /** The default lifetime of a remembered account (ADR 18). */
@@ -59,7 +62,7 @@ export function assertActive(account: AccountRecord): void {
 }
 
 export function createAccountService({
-  store, clock, defaultMaxLinks, registrationOpen = true, accountCacheMs = ACCOUNT_CACHE_MS,
+  store, clock, defaultMaxLinks, registrationOpen = true, accountCacheMs = ACCOUNT_CACHE_MS, events,
 }: AccountServiceDeps): AccountService {
   const cache = createAccountCache({ ttlMs: accountCacheMs, maxEntries: 10_000 });
   const notValid = () => new DomainError(ErrorCode.Unauthenticated, 'the access code is not valid');
@@ -102,6 +105,7 @@ export function createAccountService({
       const record = await store.rotateAccessCode(account.uid, codeHash, hashAccessCode(accessCode));
       cache.evict(codeHash);
       if (record === undefined) throw notValid();
+      events?.accountRotated(record.uid);
       return { ...record, accessCode };
     },
 

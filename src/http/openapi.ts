@@ -52,6 +52,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       tags: [
         { name: 'accounts', description: 'Create an account, read it' },
         { name: 'links', description: 'Create, list, delete, resolve and follow short links' },
+        { name: 'events', description: 'The account\'s events, live' },
         { name: 'operations', description: 'Health, readiness, metrics and this document' },
         ...(config.webhookSecretKey === undefined ? [] : [{ name: 'webhooks', description: 'Register webhooks, see their deliveries' }]),
       ],

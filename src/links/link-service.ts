@@ -6,6 +6,7 @@ import {
   decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseQuery, parseTags, parseTitle,
 } from './link-details.ts';
 import type { Visit } from '../stats/visit.ts';
+import type { LinkEventSink } from '../events/domain-events.ts';
 import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
 
@@ -72,6 +73,8 @@ export interface LinkServiceDeps {
   readonly blockedHosts?: readonly string[];
   /** Other names the service answers to (SELF_HOSTS); links pointing at them are refused. */
   readonly selfHosts?: readonly string[];
+  /** Told of each change once it has committed (the live events); none when omitted. */
+  readonly events?: LinkEventSink | undefined;
 }
 
 // A generated code collides with probability (links held) / 62^6 per draw; eight straight
@@ -124,13 +127,25 @@ function isoClock(clock: () => Date): () => string {
   };
 }
 
-export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], selfHosts = [] }: LinkServiceDeps): LinkService {
+export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], selfHosts = [], events }: LinkServiceDeps): LinkService {
   const nowIso = isoClock(clock);
   function capReached(account: AccountRecord): DomainError {
     return new DomainError(
       ErrorCode.LinkCapReached,
       `the account already holds its maximum of ${account.maxLinks} links`,
     );
+  }
+
+  /** One of the account's links with its details, or undefined (through the list: the store has no single-link read of details). */
+  async function ownLinkDetails(accountUid: number, shortCode: string): Promise<LinkDetailsRecord | undefined> {
+    let after: number | undefined;
+    do {
+      const page = await store.listLinkDetails(accountUid, { q: shortCode.toLowerCase(), limit: 1000, ...(after === undefined ? {} : { after }) });
+      const found = page.links.find((link) => link.shortCode === shortCode);
+      if (found !== undefined) return found;
+      after = page.next;
+    } while (after !== undefined);
+    return undefined;
   }
 
   return {
@@ -145,18 +160,22 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
         expiresAt: input.expires === undefined || input.expires === '' ? null : parseExpires(input.expires, now),
         maxVisits: input.maxVisits === undefined || input.maxVisits === '' ? null : parseMaxVisits(input.maxVisits),
       };
+      const created = (code: string): string => {
+        events?.linkCreated({ shortCode: code, pointsTo, createdBy: account.uid, accesses: 0, dateCreated, ...details });
+        return code;
+      };
       if (shortCode !== undefined) {
         const result = await store.createLink({ shortCode, pointsTo, createdBy: account.uid, dateCreated, ...details });
         if (result === 'cap_reached') throw capReached(account);
         if (result === 'taken') {
           throw new DomainError(ErrorCode.ShortcodeTaken, `the shortcode "${shortCode}" is already taken`);
         }
-        return shortCode;
+        return created(shortCode);
       }
       for (let attempt = 0; attempt < GENERATION_ATTEMPTS; attempt++) {
         const generated = generateShortcode();
         const result = await store.createLink({ shortCode: generated, pointsTo, createdBy: account.uid, dateCreated, ...details });
-        if (result === 'created') return generated;
+        if (result === 'created') return created(generated);
         if (result === 'cap_reached') throw capReached(account);
       }
       throw new Error(`no free shortcode after ${GENERATION_ATTEMPTS} attempts`);
@@ -164,11 +183,14 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
 
     async delete(account, shortCode) {
       if (!couldBeShortcode(shortCode)) throw notFound();
+      // The event carries the link's last state: read only when someone listens.
+      const last = events?.wants(account.uid) === true ? await ownLinkDetails(account.uid, shortCode) : undefined;
       const result = await store.deleteLink(shortCode, account.uid);
       if (result === 'not_found') throw notFound();
       if (result === 'not_owner') {
         throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');
       }
+      if (last !== undefined) events?.linkDeleted(last);
     },
 
     list(account) {
@@ -203,7 +225,9 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
       if (!couldBeShortcode(shortCode)) throw notFound();
       const result = await store.updateLink(shortCode, account.uid, changes);
       switch (result.status) {
-        case 'updated': return result.link;
+        case 'updated':
+          events?.linkUpdated(result.link);
+          return result.link;
         case 'not_found': throw notFound();
         case 'not_owner': throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');
         case 'account_disabled': throw new DomainError(ErrorCode.AccountDisabled, 'the account is disabled');

@@ -54,6 +54,8 @@ export function instrumentStore(store: Store, metrics: Metrics, observe: Observe
     updateAccount: timed('updateAccount', (uid, changes) => store.updateAccount(uid, changes)),
     searchLinks: timed('searchLinks', (search) => store.searchLinks(search)),
     takeDownLink: timed('takeDownLink', (code) => store.takeDownLink(code)),
+    // Not a database call: nothing to time.
+    watchCounts: (listener) => store.watchCounts(listener),
     ping: timed('ping', (options) => store.ping(options)),
     close: () => store.close(),
   };

@@ -97,7 +97,25 @@ export interface GroupCommit<T> {
   count(shortCode: string, now?: string, visit?: Visit): Promise<CountOutcome<T> | undefined>;
   /** Settles once every access counted so far has been written. */
   drain(): Promise<void>;
+  /**
+   * Tells `listener` about each batch once it has committed (the live events, ADR 19); the
+   * answer stops telling it. Called with nothing new built: the batch's calls and outcomes.
+   */
+  watch(listener: BatchListener<T>): () => void;
 }
+
+/** One counted resolution as a batch saw it: its shortcode, time (ISO) and visit, if any. */
+export interface BatchCall {
+  readonly code: string;
+  readonly now: string;
+  readonly visit: Visit | undefined;
+}
+
+/**
+ * A committed batch: its calls in arrival order and each one's outcome (undefined: no such
+ * link; `refused`: not counted). Must not throw or hold the batch up.
+ */
+export type BatchListener<T> = (calls: readonly BatchCall[], outcomes: readonly (CountOutcome<T> | undefined)[]) => void;
 
 /**
  * `timeoutMs`: the storage deadline. A resolution answered 503 by it before its batch was
@@ -109,7 +127,8 @@ export function createGroupCommit<T>(
 ): GroupCommit<T> {
   // A failed batch fails every access in it: the batch is atomic, so none of them was
   // counted. (Not retried one by one: a lost connection leaves a commit's outcome unknown.)
-  const batcher = createBatcher<{ code: string; now: string; visit: Visit | undefined }, CountOutcome<T> | undefined>(async (calls, signal) => {
+  const listeners = new Set<BatchListener<T>>();
+  const batcher = createBatcher<BatchCall, CountOutcome<T> | undefined>(async (calls, signal) => {
     const codes = calls.map((call) => call.code);
     let now = calls[0]!.now;
     const increments = new Map<string, number>();
@@ -142,7 +161,7 @@ export function createGroupCommit<T>(
     // The batch added `granted` (of increments.get(code)) to each link; hand those counts out
     // in arrival order, and refuse the callers after them.
     const last = new Map<string, number>();
-    return codes.map((code): CountOutcome<T> | undefined => {
+    const outcomes = codes.map((code): CountOutcome<T> | undefined => {
       const result = results.get(code);
       if (result === undefined) return undefined;
       const granted = result.granted ?? increments.get(code)!;
@@ -153,11 +172,22 @@ export function createGroupCommit<T>(
       last.set(code, previous + 1);
       return { row: result.row, accesses: previous + 1 };
     });
+    // The batch has committed: whatever a listener does, its callers get their counts.
+    for (const listener of listeners) {
+      try {
+        listener(calls, outcomes);
+      } catch { /* a listener's own failure; it reports it itself */ }
+    }
+    return outcomes;
   }, { timeoutMs });
 
   return {
     count: (shortCode, now, visit) => batcher.run({ code: shortCode, now: now ?? new Date().toISOString(), visit }),
     drain: () => batcher.drain(),
+    watch(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
   };
 }
 

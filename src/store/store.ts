@@ -7,6 +7,7 @@ import type { WebhookStore } from './webhooks.ts';
  * followed by a write in the caller. Every implementation passes test/store/contract.ts.
  */
 import type { Visit } from '../stats/visit.ts';
+import type { BatchListener } from './group-commit.ts';
 
 export interface AccountRecord {
   readonly uid: number;
@@ -204,6 +205,12 @@ export interface Store extends Administration {
    * Safe to run from several processes at once.
    */
   foldStats(options?: FoldOptions): Promise<number>;
+
+  /**
+   * Tells `listener` about every batch of resolutions once it has committed, with each call's
+   * outcome (the live `link.visited` events, ADR 19); the answer stops telling it.
+   */
+  watchCounts(listener: BatchListener<LinkRecord>): () => void;
 
   /** The link without counting an access (HEAD requests), with `refused` as resolveLink would say. */
   findLink(shortCode: string, now?: string): Promise<ResolvedLink | undefined>;

@@ -14,7 +14,8 @@ import {
   setTime,
   showError,
 } from './dom.js';
-import { forgetLinks, loadLinks, noteDisabled, showLinks } from './links-view.js';
+import { applyLiveEvent, forgetLinks, loadLinks, noteDisabled, showLinks } from './links-view.js';
+import { startLive, stopLive } from './live.js';
 import { remember, rememberedCode, session } from './session.js';
 import { forgetStats } from './stats-view.js';
 
@@ -44,6 +45,14 @@ function hideNewCode() {
   byId('new-code-value').textContent = '';
 }
 
+/**
+ * Follows the signed-in account's events (visits arrive in the list live). When the stream
+ * reopens after a break, the list is loaded again: events of the break are not replayed.
+ */
+function listen() {
+  startLive(applyLiveEvent, () => void loadLinks().catch(() => {}));
+}
+
 /** @param {boolean} signedIn */
 function showSignedIn(signedIn) {
   byId('signed-in').hidden = !signedIn;
@@ -67,10 +76,12 @@ async function signIn(code) {
   }
   renderAccount();
   showSignedIn(true);
+  listen();
 }
 
 /** Forgets the account in this page and on this device, and shows the way in again. */
 function forgetAccount() {
+  stopLive();
   session.code = null;
   session.account = null;
   remember(null);
@@ -114,6 +125,8 @@ async function confirmRotate() {
   remember(wasRemembered ? account.AccessCode : null);
   byId('rotate-dialog', HTMLDialogElement).close('rotated');
   renderAccount();
+  // The stream opened with the old code stops working at its next reconnect: open one now.
+  listen();
   showNewCode(account.AccessCode, true);
   announce('Access code changed. The old code no longer works. Save the new one now: it is shown only once.');
 }
@@ -157,6 +170,7 @@ async function createAccount() {
   showLinks([]);
   renderAccount();
   showSignedIn(true);
+  listen();
   showNewCode(code, false);
   announce('Account created. Save your access code now: it is your only key and is shown only once.');
 }

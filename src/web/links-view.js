@@ -26,7 +26,7 @@ import {
 } from './dom.js';
 import { openQrDialog, qrCode } from './qr.js';
 import { session } from './session.js';
-import { forgetStats, openStats, statsShowing } from './stats-view.js';
+import { forgetStats, openStats, refresh as refreshStats, statsShowing } from './stats-view.js';
 
 /** @import { LinkDetails } from '../http/schemas.ts' */
 /** @import { LinkFields } from './api.js' */
@@ -554,6 +554,92 @@ async function submitEdit(event) {
   if (button instanceof HTMLElement) button.focus();
   else byId('links-heading').focus();
   announce(`Saved the changes to ${link.ShortCode}. It is ${STATE_TEXT[stateOf(updated)].toLowerCase()}.`);
+}
+
+/** How long a count that just changed stays marked. */
+const LIVE_MARK_MS = 2000;
+/** The open statistics follow visits at most this often. */
+const LIVE_STATS_MS = 1000;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let liveStats;
+
+/**
+ * Shows one of the account's live events (live.js): visits raise the counts of the links
+ * shown, in place, with a brief mark, and reload open statistics they belong to (at most
+ * once a second); an edit redraws its link; a link created or deleted
+ * elsewhere joins or leaves the list.
+ * @param {import('./live.js').LiveEvent} event
+ */
+export function applyLiveEvent(event) {
+  if (session.code === null) return;
+  if (event.type === 'link.visited') {
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    for (const visit of Array.isArray(event.data?.visits) ? event.data.visits : []) {
+      if (typeof visit?.ShortCode === 'string') counts.set(visit.ShortCode, (counts.get(visit.ShortCode) ?? 0) + 1);
+    }
+    for (const [code, n] of counts) {
+      const i = links.findIndex((link) => link.ShortCode === code);
+      const link = links[i];
+      if (link === undefined) continue;
+      const counted = { ...link, Accesses: link.Accesses + n };
+      links[i] = counted;
+      redrawItem(counted, stateOf(counted) !== stateOf(link));
+    }
+    // The statistics view, when open on the account or on a link just visited, loads again.
+    const open = statsShowing();
+    if (open !== undefined && (open === null || counts.has(open)) && liveStats === undefined) {
+      liveStats = setTimeout(() => {
+        liveStats = undefined;
+        void refreshStats();
+      }, LIVE_STATS_MS);
+    }
+  } else if (event.type === 'link.updated' && typeof event.data?.ShortCode === 'string') {
+    const i = links.findIndex((link) => link.ShortCode === event.data.ShortCode);
+    if (i === -1) return;
+    links[i] = event.data;
+    redrawItem(event.data, true);
+  } else if (event.type === 'link.created' && typeof event.data?.ShortCode === 'string') {
+    // Joins the list when the whole list is shown (no search, no page left to load).
+    if (filter.q !== '' || filter.tag !== '' || next !== null || links.some((link) => link.ShortCode === event.data.ShortCode)) return;
+    links = [...links, event.data];
+    if (usage.exact) usage = { count: links.length, exact: true };
+    renderLinks();
+  } else if (event.type === 'link.deleted' && typeof event.data?.ShortCode === 'string') {
+    if (!links.some((link) => link.ShortCode === event.data.ShortCode)) return;
+    links = links.filter((link) => link.ShortCode !== event.data.ShortCode);
+    if (usage.exact && filter.q === '' && filter.tag === '') usage = { count: Math.max(0, usage.count - 1), exact: true };
+    renderLinks();
+  }
+}
+
+/**
+ * Shows a link's new count (and, when `whole`, everything else about it) where it is in the
+ * list, marked for a moment. Redrawing keeps the focus on the same action.
+ * @param {LinkDetails} link
+ * @param {boolean} whole
+ */
+function redrawItem(link, whole) {
+  const item = byId('links').querySelector(`li[data-code="${CSS.escape(link.ShortCode)}"]`);
+  if (!(item instanceof HTMLLIElement)) return;
+  let shown = item;
+  if (whole) {
+    const prototype = byId('link-item', HTMLTemplateElement).content.firstElementChild;
+    if (!(prototype instanceof HTMLLIElement)) return;
+    const focused = document.activeElement instanceof HTMLElement && item.contains(document.activeElement)
+      ? document.activeElement.dataset.action ?? null : null;
+    shown = renderItem(prototype, link, Date.now());
+    item.replaceWith(shown);
+    const again = focused === null ? null : shown.querySelector(`[data-action="${focused}"]`);
+    if (again instanceof HTMLElement) again.focus();
+  } else {
+    query(item, '.accesses', HTMLElement).textContent = accessesText(link.Accesses);
+  }
+  const accesses = query(shown, '.accesses', HTMLElement);
+  accesses.dataset.live = 'updated';
+  setTimeout(() => {
+    if (accesses.textContent === accessesText(link.Accesses)) delete accesses.dataset.live;
+  }, LIVE_MARK_MS);
 }
 
 /** Listens to the links part of the page. */

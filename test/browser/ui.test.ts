@@ -29,6 +29,7 @@ import { docsTests } from './docs.ts';
 import { hostileContentTests } from './hostile.ts';
 import { layoutTests } from './layout.ts';
 import { lifecycleTests } from './lifecycle.ts';
+import { liveTests } from './live.ts';
 import { statsTests } from './stats.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -191,6 +192,7 @@ describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   layoutTests();
   docsTests();
   bookmarkletTests();
+  liveTests();
   statsTests();
 });
 

@@ -228,6 +228,35 @@ describe('commands against a running server', () => {
     assert.match(foreign.stderr, /Unable to get statistics: .*\(HTTP 403\)/);
   });
 
+  test('events prints the account\'s events as JSON lines, and stops after --count', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    let finished = false;
+    const tail = cli(['events', '--count', '2'], { env }).finally(() => {
+      finished = true;
+    });
+    const auth = { authorization: `Bearer ${account.AccessCode}` };
+    // The command listens once it has started: change links until it has seen two events.
+    for (let i = 0; i < 100 && !finished; i++) {
+      const created = await fetch(`${server.url}/v1/link?url=https://example.com/e&short=cli-events-${i}`, { headers: auth });
+      assert.equal(created.status, 200, await created.text());
+      const deleted = await fetch(`${server.url}/v1/link?short=cli-events-${i}`, { method: 'DELETE', headers: auth });
+      assert.equal(deleted.status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const result = await tail;
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; type: string; timestamp: string; data: { ShortCode: string } });
+    assert.equal(lines.length, 2);
+    assert.deepEqual(Object.keys(lines[0]!), ['id', 'type', 'timestamp', 'data']);
+    assert.match(lines[0]!.id, UUID_V4);
+    const types = lines.map((line) => line.type);
+    assert.ok(['link.created,link.deleted', 'link.deleted,link.created'].includes(types.join(',')), types.join(','));
+    const unknown = await cli(['events'], { env: { SHORTLINK_ACCESS_CODE: crypto.randomUUID() } });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /Unable to handle request: the access code is not valid/);
+  });
+
   test('delete removes your link; someone else\'s is 403 and an unknown one 404', async () => {
     const owner = await newAccount();
     const other = await newAccount();

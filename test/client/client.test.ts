@@ -141,6 +141,41 @@ describe('client against a running server', () => {
     await refusal(() => client.stats({ short: 'client-none' }), 404, /^Unable to get statistics: /);
   });
 
+  test('events yields the account\'s events live, typed, until the signal aborts', async () => {
+    const { account, client } = await signedIn();
+    const controller = new AbortController();
+    const stream = client.events({ signal: controller.signal });
+    // The stream opens with the first next(); the link is made once it listens.
+    const first = stream.next();
+    const created = (async () => {
+      for (let i = 0; i < 50; i++) {
+        await client.createLink('https://example.com/events', { short: `client-events-${i}` });
+        const seen = await Promise.race([first.then(() => true), new Promise((resolve) => setTimeout(resolve, 1000, false))]);
+        if (seen === true) return;
+        await client.deleteLink(`client-events-${i}`);
+      }
+    })();
+    const { value } = await first;
+    await created;
+    assert.ok(value !== undefined);
+    assert.equal(value.type, 'link.created');
+    assert.match(value.id, UUID_V4);
+    if (value.type === 'link.created') assert.equal(value.data.CreatedBy, account.Uid);
+    await anonymous.resolve(value.type === 'link.created' ? value.data.ShortCode : '');
+    for (;;) {
+      const next = await stream.next();
+      assert.equal(next.done, false);
+      if (next.value?.type === 'link.visited') {
+        assert.equal(next.value.data.visits.length, 1);
+        break;
+      }
+    }
+    controller.abort();
+    assert.deepEqual(await stream.next(), { done: true, value: undefined });
+    await refusal(() => anonymous.events().next(), 401, /^Unable to handle request: the client has no access code/);
+    await refusal(() => new ShortlinkClient({ baseUrl: server.url, accessCode: crypto.randomUUID() }).events().next(), 401, /^Unable to handle request: the access code is not valid/);
+  });
+
   test('deleteLink removes the link and frees its shortcode', async () => {
     const { client } = await signedIn();
     await client.createLink('https://example.com/delete', { short: 'client-delete' });

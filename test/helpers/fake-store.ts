@@ -104,6 +104,9 @@ export function createFakeStore(): FakeStore {
       return { status: 'updated', link: detailsOfFake(updated) };
     },
 
+    // No group commit: nothing to watch.
+    watchCounts: () => () => undefined,
+
     async resolveLink(shortCode) {
       record('resolveLink', shortCode);
       const link = links.get(shortCode);

@@ -14,7 +14,7 @@
 
 // Type-only, so erased before any runtime resolves it; `.js` because a `.d.ts` keeps the
 // specifier as written and its readers look for the compiled name.
-import type { Account, AdminAccount, CreatedWebhook, Delivery, Link, LinkDetails, Statistics, Webhook } from './types.js';
+import type { Account, AdminAccount, CreatedWebhook, Delivery, Link, LinkDetails, ShortlinkEvent, Statistics, Webhook } from './types.js';
 
 /**
  * The wire types (an `Account` from `newAccount` and `getAccount`, a `Link` from `resolve`,
@@ -84,6 +84,14 @@ export interface ShortlinkClientOptions {
   readonly timeoutMs?: number;
   /** A `fetch` to use instead of the global one (tests, proxies, instrumentation). */
   readonly fetch?: typeof fetch;
+}
+
+/** One event of the live stream: the event and its id (the SSE `id:` line). */
+export type StreamedEvent = ShortlinkEvent & { readonly id: string };
+
+export interface EventsOptions {
+  /** Ends the stream (the iteration returns). */
+  readonly signal?: AbortSignal;
 }
 
 /** A refusal or failure answered by the service. */
@@ -284,6 +292,62 @@ export class ShortlinkClient {
     return this.#json<Delivery[]>({ method: 'GET', path: `/v1/webhooks/deliveries?${query}`, authenticated: true, operation: 'list webhook deliveries' });
   }
 
+  /**
+   * The account's events, live (`GET /v1/events`), as they happen on any instance: iterate
+   * with `for await`. The iteration ends when the service closes the stream (a restart) or
+   * `signal` aborts; nothing is replayed, so reconnect and re-read what you show. The client's
+   * timeout applies only until the stream opens.
+   */
+  async *events(options: EventsOptions = {}): AsyncGenerator<StreamedEvent, void, undefined> {
+    if (this.#accessCode === undefined) throw new ShortlinkError(401, 'Unable to handle request: the client has no access code');
+    const controller = new AbortController();
+    const stop = () => controller.abort(options.signal?.reason);
+    // A function: TypeScript would keep the first check's narrowing for the later ones.
+    const aborted = () => options.signal?.aborted === true;
+    if (aborted()) return;
+    options.signal?.addEventListener('abort', stop, { once: true });
+    const opening = setTimeout(() => controller.abort(new DOMException('The stream did not open in time', 'TimeoutError')), this.#timeoutMs);
+    try {
+      let response: Response;
+      try {
+        response = await this.#fetch(`${this.baseUrl}/v1/events`, {
+          headers: { authorization: `Bearer ${this.#accessCode}`, accept: 'text/event-stream' },
+          redirect: 'error',
+          signal: controller.signal,
+        });
+      } catch (error) {
+        if (aborted()) return;
+        throw error;
+      }
+      clearTimeout(opening);
+      if (response.status < 200 || response.status > 299) throw await errorOf(response, 'handle request');
+      if (response.body === null) return;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        let chunk: ReadableStreamReadResult<string>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (aborted()) return;
+          throw error;
+        }
+        if (chunk.done) return;
+        buffer += chunk.value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const event = parseFrame(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (event !== undefined) yield event;
+        }
+      }
+    } finally {
+      clearTimeout(opening);
+      options.signal?.removeEventListener('abort', stop);
+      controller.abort();
+    }
+  }
+
   async #json<T>(spec: RequestSpec): Promise<T> {
     const response = await this.#send(spec);
     return (await response.json()) as T;
@@ -295,6 +359,18 @@ export class ShortlinkClient {
     }
     return send(this.#fetch, `${this.baseUrl}${spec.path}`, this.#timeoutMs, spec, spec.authenticated ? this.#accessCode : undefined);
   }
+}
+
+/** One Server-Sent Events frame as an event; undefined for a comment or `retry:` frame. */
+function parseFrame(frame: string): StreamedEvent | undefined {
+  let id = '';
+  let data = '';
+  for (const line of frame.split('\n')) {
+    if (line.startsWith('id:')) id = line.slice(3).trim();
+    else if (line.startsWith('data:')) data += line.slice(line.startsWith('data: ') ? 6 : 5);
+  }
+  if (data === '') return undefined;
+  return { ...(JSON.parse(data) as ShortlinkEvent), id };
 }
 
 function timeText(time: Date | string): string {

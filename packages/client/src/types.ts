@@ -15,6 +15,17 @@ export interface Account {
   MaxLinks: number;
 }
 
+/** The account's access code was rotated (the new code is never in an event) */
+export interface AccountRotatedEvent {
+  type: "account.rotated";
+  /** When the change was committed (RFC 3339, UTC) */
+  timestamp: string;
+  data: {
+    /** The account whose access code changed */
+    Uid: number;
+  };
+}
+
 /** An account as an administrator sees it (never its access code) */
 export interface AdminAccount {
   /** Account number */
@@ -71,6 +82,62 @@ export interface Link {
   Accesses: number;
 }
 
+/** A link was created; data is its LinkDetails */
+export interface LinkCreatedEvent {
+  type: "link.created";
+  /** When the change was committed (RFC 3339, UTC) */
+  timestamp: string;
+  /** The link's LinkDetails */
+  data: {
+    /** The shortcode, without the base URL */
+    ShortCode: string;
+    /** The target URL, exactly as given */
+    PointsTo: string;
+    /** Uid of the account that created the link */
+    CreatedBy: number;
+    /** Resolutions counted so far */
+    Accesses: number;
+    /** Creation time, e.g. 2026-11-22T04:12:49.123Z */
+    DateCreated: string;
+    /** The title, or null */
+    Title: string | null;
+    /** Tags, lower case; [] when none */
+    Tags: string[];
+    /** When the link stops resolving (UTC, toISOString form), or null */
+    ExpiresAt: string | null;
+    /** How many resolutions the link allows in all, or null for no limit */
+    MaxVisits: number | null;
+  };
+}
+
+/** A link was deleted; data is its LinkDetails as it last stood */
+export interface LinkDeletedEvent {
+  type: "link.deleted";
+  /** When the change was committed (RFC 3339, UTC) */
+  timestamp: string;
+  /** The link's LinkDetails */
+  data: {
+    /** The shortcode, without the base URL */
+    ShortCode: string;
+    /** The target URL, exactly as given */
+    PointsTo: string;
+    /** Uid of the account that created the link */
+    CreatedBy: number;
+    /** Resolutions counted so far */
+    Accesses: number;
+    /** Creation time, e.g. 2026-11-22T04:12:49.123Z */
+    DateCreated: string;
+    /** The title, or null */
+    Title: string | null;
+    /** Tags, lower case; [] when none */
+    Tags: string[];
+    /** When the link stops resolving (UTC, toISOString form), or null */
+    ExpiresAt: string | null;
+    /** How many resolutions the link allows in all, or null for no limit */
+    MaxVisits: number | null;
+  };
+}
+
 /** A short link with the details its owner sees */
 export interface LinkDetails {
   /** The shortcode, without the base URL */
@@ -92,6 +159,48 @@ export interface LinkDetails {
   /** How many resolutions the link allows in all, or null for no limit */
   MaxVisits: number | null;
 }
+
+/** A link was edited (PATCH /v1/link); data is its LinkDetails after the edit */
+export interface LinkUpdatedEvent {
+  type: "link.updated";
+  /** When the change was committed (RFC 3339, UTC) */
+  timestamp: string;
+  /** The link's LinkDetails */
+  data: {
+    /** The shortcode, without the base URL */
+    ShortCode: string;
+    /** The target URL, exactly as given */
+    PointsTo: string;
+    /** Uid of the account that created the link */
+    CreatedBy: number;
+    /** Resolutions counted so far */
+    Accesses: number;
+    /** Creation time, e.g. 2026-11-22T04:12:49.123Z */
+    DateCreated: string;
+    /** The title, or null */
+    Title: string | null;
+    /** Tags, lower case; [] when none */
+    Tags: string[];
+    /** When the link stops resolving (UTC, toISOString form), or null */
+    ExpiresAt: string | null;
+    /** How many resolutions the link allows in all, or null for no limit */
+    MaxVisits: number | null;
+  };
+}
+
+/** Links of the account were visited: the visits of one count batch (at most 100 per event on the live stream) */
+export interface LinkVisitedEvent {
+  type: "link.visited";
+  /** When the change was committed (RFC 3339, UTC) */
+  timestamp: string;
+  data: {
+    /** The visits, in the order they were counted */
+    visits: VisitEventItem[];
+  };
+}
+
+/** An event: the JSON of an SSE data line, or a webhook delivery's body */
+export type ShortlinkEvent = LinkCreatedEvent | LinkUpdatedEvent | LinkDeletedEvent | LinkVisitedEvent | AccountRotatedEvent;
 
 /** Visit statistics of one link or of the whole account (CONTRACT §7.4) */
 export interface Statistics {
@@ -151,6 +260,26 @@ export interface Statistics {
     /** Visits with this value in the period */
     Visits: number;
   }[];
+}
+
+/** One counted visit, reduced to its classes (never an address or a User-Agent) */
+export interface VisitEventItem {
+  /** The link visited */
+  ShortCode: string;
+  /** When the visit was counted (RFC 3339, UTC) */
+  Time: string;
+  /** Judged a bot by its User-Agent */
+  Bot: boolean;
+  /** Referrer host, (direct) without a Referer; empty with STATS=off */
+  Referrer: string;
+  /** ISO 3166 alpha-2, ZZ unknown; empty with STATS=off */
+  Country: string;
+  /** Browser class; empty with STATS=off */
+  Browser: string;
+  /** Operating system class; empty with STATS=off */
+  OperatingSystem: string;
+  /** desktop, mobile, tablet, bot or other; empty with STATS=off */
+  Device: string;
 }
 
 /** A webhook registration, without its secret */

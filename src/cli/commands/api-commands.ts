@@ -290,6 +290,42 @@ ${CODE_HELP}
   },
 };
 
+export const events: Command = {
+  name: 'events',
+  summary: 'follow your account\'s events live, one JSON line each',
+  help: `Usage: shortlink events [--count N] [--code-file PATH] [--server URL]
+
+Prints your account's events as they happen on any instance (GET /v1/events): one JSON
+line each, {"id", "type", "timestamp", "data"}, for link.created, link.updated,
+link.deleted, link.visited (data.visits) and account.rotated. Runs until interrupted,
+until N events have come, or until the server ends the stream (a restart). Events are
+not replayed: what happens while nothing listens is not shown.
+
+Options:
+  --count N           stop after N events
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, {
+      command: events,
+      options: { ...CODE_OPTIONS, count: { type: 'string' } },
+      positionals: [],
+    });
+    if (parsed === undefined) return 0;
+    const count = parsed.values.count === undefined ? undefined : wholeNumber(events, '--count', parsed.values.count);
+    if (count === 0) return 0;
+    const client = authenticatedClient(events, context, parsed.values);
+    let seen = 0;
+    for await (const event of client.events()) {
+      const { id, type, timestamp, data } = event;
+      context.stdout.write(`${JSON.stringify({ id, type, timestamp, data })}\n`);
+      if (count !== undefined && ++seen >= count) return 0;
+    }
+    context.stderr.write('shortlink events: the server ended the stream\n');
+    return 0;
+  },
+};
+
 const BARS = ' ▁▂▃▄▅▆▇█';
 
 /** A one-line chart of the series: one block per interval, its height the visits. */

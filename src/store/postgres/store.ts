@@ -359,6 +359,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       })), timeoutMs);
     },
 
+    watchCounts(listener) {
+      return counter.watch(listener);
+    },
+
     async resolveLink(shortCode: string, now?: string, visit?: Visit): Promise<ResolvedLink | undefined> {
       const counted = await counter.count(shortCode, now, visit);
       if (counted === undefined) return undefined;

@@ -444,6 +444,10 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       });
     },
 
+    watchCounts(listener) {
+      return counter.watch(listener);
+    },
+
     async resolveLink(shortCode: string, now?: string, visit?: Visit): Promise<ResolvedLink | undefined> {
       const counted = await counter.count(shortCode, now, visit);
       if (counted === undefined) return undefined;

@@ -1,0 +1,19 @@
+/**
+ * What the domain services tell about their committed changes, in the domain's own records;
+ * the composition root turns them into ServiceEvents with the wire shapes
+ * (src/http/event-payloads.ts) and publishes them live (ADR 19).
+ */
+import type { LinkDetailsRecord } from '../store/store.ts';
+
+export interface LinkEventSink {
+  /** Whether anyone listens to the account's events (a delete reads the link's last state only then). */
+  wants(accountUid: number): boolean;
+  linkCreated(link: LinkDetailsRecord): void;
+  linkUpdated(link: LinkDetailsRecord): void;
+  /** The link as it stood just before it was deleted. */
+  linkDeleted(link: LinkDetailsRecord): void;
+}
+
+export interface AccountEventSink {
+  accountRotated(accountUid: number): void;
+}
