@@ -47,6 +47,7 @@ import { registerWebRoutes } from './web/routes.ts';
 import { registerWebhookRoutes } from './http/routes/webhooks.ts';
 import { startDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
+import { createSpacedLog } from './http/spaced-log.ts';
 import { createWebhookService } from './webhooks/webhook-service.ts';
 import type { ResolveAll } from './webhooks/target-address.ts';
 
@@ -202,30 +203,32 @@ export async function buildApp({
     const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid) });
     registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl });
   }
-  // Webhooks (CONTRACT §7.5, ADR 21): only with WEBHOOK_SECRET_KEY, which seals the secrets.
-  if (config.webhookSecretKey !== undefined) {
-    const secrets = createSecretBox(config.webhookSecretKey);
-    const { dispatch = true, resolve, ...dispatchOptions } = webhookOptions;
-    const webhooks = createWebhookService({
-      store: store.webhooks, secrets, clock, allowPrivate: config.webhookAllowPrivate, ...(resolve === undefined ? {} : { resolve }),
+  // Webhooks (CONTRACT §7.5, ADR 21): secrets sealed under WEBHOOK_SECRET_KEY when it is set.
+  const secrets = createSecretBox(config.webhookSecretKey);
+  const { dispatch = true, resolve, ...dispatchOptions } = webhookOptions;
+  const webhooks = createWebhookService({
+    store: store.webhooks, secrets, clock, allowPrivate: config.webhookAllowPrivate, ...(resolve === undefined ? {} : { resolve }),
+  });
+  registerWebhookRoutes(app, { webhooks, authenticate, rateLimits });
+  if (dispatch) {
+    const dispatcherLog = createSpacedLog();
+    const dispatcher = startDispatcher({
+      store: store.webhooks,
+      secrets,
+      allowPrivate: config.webhookAllowPrivate,
+      observer: metrics.webhooks,
+      // One line per cause per 10 s, as for 503s: an outage must not write a line a second.
+      onError: (error, what) => dispatcherLog.report(what, (suppressed) => app.log.warn(
+        { err: error, ...(suppressed > 0 ? { suppressed } : {}) }, `webhooks: ${what} failed; tried again later`,
+      )),
+      ...(resolve === undefined ? {} : { resolve }),
+      ...dispatchOptions,
     });
-    registerWebhookRoutes(app, { webhooks, authenticate, rateLimits });
-    if (dispatch) {
-      const dispatcher = startDispatcher({
-        store: store.webhooks,
-        secrets,
-        allowPrivate: config.webhookAllowPrivate,
-        observer: metrics.webhooks,
-        onError: (error, what) => app.log.warn({ err: error }, `webhooks: ${what} failed; tried again later`),
-        ...(resolve === undefined ? {} : { resolve }),
-        ...dispatchOptions,
-      });
-      metrics.watchWebhooks(() => store.webhooks.pending());
-      app.log.info({ dispatcher: dispatcher.owner }, 'webhook dispatcher started');
-      // Before the store closes (start-server.ts closes it after the app): attempts in flight
-      // are cut and their events released, due again at once here or on another instance.
-      app.addHook('onClose', () => dispatcher.stop());
-    }
+    metrics.watchWebhooks(() => store.webhooks.pending());
+    app.log.info({ dispatcher: dispatcher.owner }, 'webhook dispatcher started');
+    // Before the store closes (start-server.ts closes it after the app): attempts in flight
+    // are cut and their events released, due again at once here or on another instance.
+    app.addHook('onClose', () => dispatcher.stop());
   }
   registerHealthRoutes(app, {
     checks: [{ name: 'storage', check: () => storageHealth.check(store) }, ...rateLimitCounters.readiness, ...readiness],

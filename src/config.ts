@@ -118,7 +118,7 @@ export interface Config {
   readonly statsHourlyDays: number;
   /**
    * WEBHOOK_SECRET_KEY: the key webhook signing secrets are encrypted with at rest (ADR 21);
-   * the webhook routes do not exist and nothing is delivered when undefined.
+   * when undefined, webhooks still work and their secrets are stored readable.
    */
   readonly webhookSecretKey: string | undefined;
   /** WEBHOOK_ALLOW_PRIVATE=true: webhook targets on loopback, private and link-local addresses are allowed (tests, closed networks). */

@@ -54,7 +54,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         { name: 'links', description: 'Create, list, delete, resolve and follow short links' },
         { name: 'events', description: 'The account\'s events, live' },
         { name: 'operations', description: 'Health, readiness, metrics and this document' },
-        ...(config.webhookSecretKey === undefined ? [] : [{ name: 'webhooks', description: 'Register webhooks, see their deliveries' }]),
+        { name: 'webhooks', description: 'Register webhooks, see their deliveries' },
       ],
       components: {
         securitySchemes: {
@@ -94,7 +94,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           }
         }
       }
-      if (config.webhookSecretKey !== undefined) (document as Record<string, unknown>).webhooks = webhookDocuments();
+      (document as Record<string, unknown>).webhooks = webhookDocuments();
       return document;
     },
   });

@@ -22,7 +22,7 @@ export interface WebhookRecord {
 }
 
 export interface NewWebhook extends WebhookRecord {
-  /** The signing secret as stored: encrypted (src/webhooks/secret-box.ts), never in plain text. */
+  /** The signing secret as stored: sealed under WEBHOOK_SECRET_KEY when set (src/webhooks/secret-box.ts). */
   readonly sealedSecret: string;
 }
 

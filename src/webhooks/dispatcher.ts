@@ -158,8 +158,8 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     try {
       secret = secrets.open(event.sealedSecret);
     } catch {
-      // Sealed under another WEBHOOK_SECRET_KEY: not deliverable here, and not this event's fault.
-      await store.settle(event, owner, settle(event, started, { status: null, error: 'the secret cannot be opened: WEBHOOK_SECRET_KEY changed' }));
+      // Sealed under another WEBHOOK_SECRET_KEY, or none is set: not deliverable here, and not this event's fault.
+      await store.settle(event, owner, settle(event, started, { status: null, error: 'the secret cannot be opened: WEBHOOK_SECRET_KEY changed or is not set' }));
       return;
     }
     const headers = webhookHeaders(secret, event.eventId, Math.floor(started / 1000), body);

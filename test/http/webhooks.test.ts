@@ -295,10 +295,15 @@ describe('webhooks', () => {
     assertError(await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'http://localhost:8080/', events: 'link.created', auth: code } }), 400, 'create webhook');
   });
 
-  test('the routes do not exist without WEBHOOK_SECRET_KEY', async (t) => {
-    const { app } = await appFor(t);
+  test('works without WEBHOOK_SECRET_KEY: create answers a secret, the list shows the webhook', async (t) => {
+    const { app } = await appFor(t, { webhookAllowPrivate: true }, { webhooks: { dispatch: false } });
     const { code } = await newAccount(app);
-    assert.equal((await app.inject({ method: 'GET', url: '/v1/webhooks', query: { auth: code } })).statusCode, 404);
+    const created = await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'http://127.0.0.1:9/hook', events: 'link.created', auth: code } });
+    assert.equal(created.statusCode, 200, created.body);
+    const body = created.json() as { Id: string; Secret: string };
+    assert.match(body.Secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    const listed = await app.inject({ method: 'GET', url: '/v1/webhooks', query: { auth: code } });
+    assert.deepEqual((listed.json() as { Id: string }[]).map((hook) => hook.Id), [body.Id]);
   });
 });
 

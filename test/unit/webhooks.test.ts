@@ -70,6 +70,17 @@ describe('the secret box', () => {
   });
 });
 
+describe('the secret box without a key', () => {
+  test('keeps the secret readable, and a key set later still opens it; a sealed one needs its key', () => {
+    const secret = newSecret();
+    const stored = createSecretBox(undefined).seal(secret);
+    assert.equal(createSecretBox(undefined).open(stored), secret);
+    assert.equal(createSecretBox('a-key-of-at-least-thirty-two-characters!').open(stored), secret);
+    const sealed = createSecretBox('a-key-of-at-least-thirty-two-characters!').seal(secret);
+    assert.throws(() => createSecretBox(undefined).open(sealed), /WEBHOOK_SECRET_KEY is not set/);
+  });
+});
+
 describe('the retry schedule', () => {
   test('about 5 s, 30 s, 2 min, 10 min, 1 h, then hourly, each within ±20 %', () => {
     assert.deepEqual(RETRY_DELAYS_MS, [5_000, 30_000, 120_000, 600_000, 3_600_000]);

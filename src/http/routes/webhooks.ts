@@ -1,6 +1,6 @@
 /**
  * `/v1/webhooks` (CONTRACT §7.5): create, list, delete, and the recent delivery attempts.
- * Registered only when WEBHOOK_SECRET_KEY is set (the secrets are sealed under it).
+ * Always registered; the secrets are sealed when WEBHOOK_SECRET_KEY is set (ADR 21).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
