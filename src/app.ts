@@ -225,7 +225,7 @@ export async function buildApp({
       ...dispatchOptions,
     });
     metrics.watchWebhooks(() => store.webhooks.pending());
-    app.log.info({ dispatcher: dispatcher.owner }, 'webhook dispatcher started');
+    app.log.debug({ dispatcher: dispatcher.owner }, 'webhook dispatcher started');
     // Before the store closes (start-server.ts closes it after the app): attempts in flight
     // are cut and their events released, due again at once here or on another instance.
     app.addHook('onClose', () => dispatcher.stop());
