@@ -157,7 +157,8 @@ test('three instances on PostgreSQL: one killed mid-delivery, its event is deliv
     await sql.end();
     await database.drop();
   });
-  const servers = await Promise.all([0, 1, 2].map(() => startServer({ databasePath: database.url, env: ENV })));
+  // The dispatcher's start line, which names its lease owner, is a debug line.
+  const servers = await Promise.all([0, 1, 2].map(() => startServer({ databasePath: database.url, env: { ...ENV, LOG_LEVEL: 'debug' } })));
   const owners = await Promise.all(servers.map(async (server) =>
     (await server.waitForLog((line) => line.msg === 'webhook dispatcher started')).dispatcher as string));
   const { auth, secret } = await setUp(servers[0]!, receiver);
