@@ -213,6 +213,15 @@ export function showLinks(list) {
   renderLinks();
 }
 
+/** Loads of the list started so far, and those still waiting for their answer. */
+let loadsStarted = 0;
+let loadsRunning = 0;
+/**
+ * Visits per shortcode heard from the live stream while a load was running.
+ * @type {Map<string, number>}
+ */
+const visitsDuringLoad = new Map();
+
 /**
  * Fetches and shows the first page of the account's links (those matching the search, if
  * one is set); throws the API's error, leaving the list as it was.
@@ -220,15 +229,32 @@ export function showLinks(list) {
 export async function loadLinks() {
   const list = byId('links');
   list.setAttribute('aria-busy', 'true');
+  const mine = ++loadsStarted;
+  loadsRunning++;
   try {
     const page = await listLinks({ ...filter, limit: PAGE_SIZE });
+    // Two loads can overlap (a create's, then Refresh): the newest alone is shown, so an
+    // older answer arriving last cannot put back counts from before.
+    if (mine !== loadsStarted) return;
     links = page.links;
     next = page.next;
+    // Visits heard while this load ran may predate its answer: counted again rather than
+    // lost (at worst one too high until the next load, never a state shown too early).
+    for (const [code, n] of visitsDuringLoad) {
+      const i = links.findIndex((link) => link.ShortCode === code);
+      const link = links[i];
+      if (link !== undefined) links[i] = { ...link, Accesses: link.Accesses + n };
+    }
+    visitsDuringLoad.clear();
     if (filter.q === '' && filter.tag === '') usage = { count: links.length, exact: next === null };
     clearErrors('links-error');
     renderLinks();
   } finally {
-    list.removeAttribute('aria-busy');
+    loadsRunning--;
+    if (loadsRunning === 0) {
+      list.removeAttribute('aria-busy');
+      visitsDuringLoad.clear();
+    }
   }
 }
 
@@ -579,6 +605,7 @@ export function applyLiveEvent(event) {
       if (typeof visit?.ShortCode === 'string') counts.set(visit.ShortCode, (counts.get(visit.ShortCode) ?? 0) + 1);
     }
     for (const [code, n] of counts) {
+      if (loadsRunning > 0) visitsDuringLoad.set(code, (visitsDuringLoad.get(code) ?? 0) + n);
       const i = links.findIndex((link) => link.ShortCode === code);
       const link = links[i];
       if (link === undefined) continue;
