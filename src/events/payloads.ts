@@ -13,8 +13,21 @@ export function newEventId(): string {
   return `msg_${randomBytes(16).toString('hex')}`;
 }
 
+/** A link's LinkDetails, keys in the contract's order: the one builder events and HTTP answers share. */
+export interface LinkDetailsData {
+  ShortCode: string;
+  PointsTo: string;
+  CreatedBy: number;
+  Accesses: number;
+  DateCreated: string;
+  Title: string | null;
+  Tags: string[];
+  ExpiresAt: string | null;
+  MaxVisits: number | null;
+}
+
 /** `data` of link.created, link.updated and link.deleted: the link's LinkDetails. */
-export function linkDetailsData(link: LinkDetailsRecord): Record<string, unknown> {
+export function linkDetailsData(link: LinkDetailsRecord): LinkDetailsData {
   return {
     ShortCode: link.shortCode,
     PointsTo: link.pointsTo,
@@ -29,7 +42,7 @@ export function linkDetailsData(link: LinkDetailsRecord): Record<string, unknown
 }
 
 /** `data` of link.created: the new link as it was inserted (no access yet). */
-export function newLinkData(link: NewLink): Record<string, unknown> {
+export function newLinkData(link: NewLink): LinkDetailsData {
   return linkDetailsData({
     shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: 0, dateCreated: link.dateCreated,
     title: link.title ?? null, tags: link.tags ?? [], expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,

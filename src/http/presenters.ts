@@ -7,6 +7,7 @@ import type { Account as AccountRecord } from '../accounts/account-service.ts';
 import type { AdminAccount as AdminAccountRecord } from '../store/admin.ts';
 import type { LinkDetailsRecord, LinkRecord } from '../store/store.ts';
 import type { Account, AdminAccount, Link, LinkDetails } from './schemas.ts';
+import { linkDetailsData } from '../events/payloads.ts';
 
 export function linkBody(link: LinkRecord): Link {
   return { ShortCode: link.shortCode, PointsTo: link.pointsTo, CreatedBy: link.createdBy, Accesses: link.accesses };
@@ -14,17 +15,7 @@ export function linkBody(link: LinkRecord): Link {
 
 /** The owner's view of a link (LinkDetails), keys in the contract's order. */
 export function linkDetailsBody(link: LinkDetailsRecord): LinkDetails {
-  return {
-    ShortCode: link.shortCode,
-    PointsTo: link.pointsTo,
-    CreatedBy: link.createdBy,
-    Accesses: link.accesses,
-    DateCreated: link.dateCreated,
-    Title: link.title,
-    Tags: [...link.tags],
-    ExpiresAt: link.expiresAt,
-    MaxVisits: link.maxVisits,
-  };
+  return linkDetailsData(link);
 }
 
 /** Carries the access code: the route answering it must forbid caching. */
