@@ -6,10 +6,12 @@
  *
  * Fastify's `handlerTimeout` does the same with a timer, an AbortController and a 'close'
  * listener for every request, about a microsecond of the redirect's CPU time that nothing
- * here uses (no handler reads `request.signal`). Here every request costs one Map entry, and
- * one timer, armed for the oldest request, stands for all of them (ADR 22).
+ * here uses (no handler reads `request.signal`). Here every request costs one entry in a
+ * linked list (not a Map: see src/deadline-list.ts), and one timer, armed for the oldest
+ * request, stands for all of them (ADR 22).
  */
 import { errorCodes, type FastifyReply } from 'fastify';
+import { DeadlineList, type DeadlineEntry } from '../deadline-list.ts';
 
 export interface RequestDeadline {
   /** The request of `reply` was routed: its clock starts. */
@@ -18,17 +20,20 @@ export interface RequestDeadline {
   finish(reply: FastifyReply): void;
 }
 
+/** The reply's place in the list of requests in progress. */
+const ENTRY = Symbol('shortlink.requestDeadline');
+type TimedReply = FastifyReply & { [ENTRY]?: DeadlineEntry<FastifyReply> | undefined };
+
 export function createRequestDeadline(timeoutMs: number, now: () => number = () => performance.now()): RequestDeadline {
-  // Every request routed and not yet finished, with when its deadline falls. Insertion order
-  // is start order, so with one timeout for all, also deadline order.
-  const pending = new Map<FastifyReply, number>();
+  // Every request routed and not yet finished, oldest (so earliest deadline) first.
+  const pending = new DeadlineList<FastifyReply>();
   let timer: NodeJS.Timeout | undefined;
 
   function arm(): void {
     if (timer !== undefined) return;
-    const oldest = pending.values().next();
-    if (oldest.done === true) return;
-    timer = setTimeout(expire, Math.max(0, oldest.value - now()));
+    const oldest = pending.oldest();
+    if (oldest === undefined) return;
+    timer = setTimeout(expire, Math.max(0, oldest.deadline - now()));
     // An unanswered request keeps its connection, not the process, alive.
     timer.unref();
   }
@@ -36,10 +41,8 @@ export function createRequestDeadline(timeoutMs: number, now: () => number = () 
   function expire(): void {
     timer = undefined;
     // Timers fire on whole milliseconds: a deadline a fraction ahead counts as reached.
-    const time = now() + 1;
-    for (const [reply, deadline] of pending) {
-      if (deadline > time) break;
-      pending.delete(reply);
+    for (const reply of pending.takeDue(now() + 1)) {
+      (reply as TimedReply)[ENTRY] = undefined;
       timeOut(reply);
     }
     arm();
@@ -56,11 +59,14 @@ export function createRequestDeadline(timeoutMs: number, now: () => number = () 
 
   return {
     start(reply) {
-      pending.set(reply, now() + timeoutMs);
+      (reply as TimedReply)[ENTRY] = pending.add(reply, now() + timeoutMs);
       arm();
     },
     finish(reply) {
-      pending.delete(reply);
+      const entry = (reply as TimedReply)[ENTRY];
+      if (entry === undefined) return;
+      (reply as TimedReply)[ENTRY] = undefined;
+      pending.remove(entry);
     },
   };
 }

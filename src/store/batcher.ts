@@ -20,6 +20,7 @@
  * the batch yet (SQLite waiting for the write lock) gives up, one that has (PostgreSQL) lets
  * it finish, and its late outcome for that call is dropped (ADR 15).
  */
+import { DeadlineList, type DeadlineEntry } from '../deadline-list.ts';
 import { storageTimedOut } from './deadline.ts';
 
 export interface Batcher<I, O> {
@@ -43,6 +44,8 @@ interface Waiting<I, O> {
   readonly deadline: number;
   /** Set once the call is part of a running batch: aborted when the call times out. */
   batch: AbortController | undefined;
+  /** Its place among the unanswered calls (with a storage deadline). */
+  entry: DeadlineEntry<Waiting<I, O>> | undefined;
   settled: boolean;
 }
 
@@ -57,13 +60,14 @@ export function createBatcher<I, O>(
   // Every unanswered call, oldest first: with one timeout for all, also earliest deadline
   // first. One timer, armed for the oldest call, stands for all of them: a timer per call
   // would cost more than the call on the hot path.
-  const unanswered = new Set<Waiting<I, O>>();
+  // A linked list, not a Set: see src/deadline-list.ts.
+  const unanswered = new DeadlineList<Waiting<I, O>>();
   let watchdog: NodeJS.Timeout | undefined;
 
   function answer(waiting: Waiting<I, O>): boolean {
     if (waiting.settled) return false;
     waiting.settled = true;
-    unanswered.delete(waiting);
+    if (waiting.entry !== undefined) unanswered.remove(waiting.entry);
     return true;
   }
   const succeed = (waiting: Waiting<I, O>, value: O) => answer(waiting) && waiting.resolve(value);
@@ -71,9 +75,9 @@ export function createBatcher<I, O>(
 
   function arm(): void {
     if (watchdog !== undefined || timeoutMs === undefined) return;
-    const oldest = unanswered.values().next();
-    if (oldest.done === true) return;
-    watchdog = setTimeout(expire, Math.max(0, oldest.value.deadline - performance.now()));
+    const oldest = unanswered.oldest();
+    if (oldest === undefined) return;
+    watchdog = setTimeout(expire, Math.max(0, oldest.deadline - performance.now()));
     // A pending call does not keep the process alive by itself; neither should its deadline.
     watchdog.unref();
   }
@@ -81,9 +85,8 @@ export function createBatcher<I, O>(
   function expire(): void {
     watchdog = undefined;
     // Timers fire on whole milliseconds: a deadline a fraction ahead counts as reached.
-    const now = performance.now() + 1;
-    for (const waiting of unanswered) {
-      if (waiting.deadline > now) break;
+    for (const waiting of unanswered.takeDue(performance.now() + 1)) {
+      waiting.entry = undefined;
       if (waiting.batch === undefined) queue = queue.filter((queued) => queued !== waiting);
       else waiting.batch.abort();
       fail(waiting, storageTimedOut(timeoutMs!));
@@ -122,12 +125,12 @@ export function createBatcher<I, O>(
     run(item) {
       return new Promise<O>((resolve, reject) => {
         const waiting: Waiting<I, O> = {
-          item, resolve, reject, batch: undefined, settled: false,
+          item, resolve, reject, batch: undefined, entry: undefined, settled: false,
           deadline: timeoutMs === undefined ? Infinity : performance.now() + timeoutMs,
         };
         queue.push(waiting);
         if (timeoutMs !== undefined) {
-          unanswered.add(waiting);
+          waiting.entry = unanswered.add(waiting, waiting.deadline);
           arm();
         }
         if (!scheduled && inFlight === undefined) {
