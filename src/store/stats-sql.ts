@@ -55,12 +55,6 @@ export function valuesSql(scope: StatsScope, p: Placeholder): string {
     ) v GROUP BY dim, value`;
 }
 
-/** Adds `visits` to one rollup row; parameters: link, hour, dimension, value, visits. */
-export function addToRollupSql(p: Placeholder): string {
-  return `INSERT INTO stats_rollups (link_id, hour, dim, value, visits) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})
-    ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
-}
-
 /**
  * The named values of one link and hour beyond the kept ones, per dimension; parameters: link,
  * hour. Ties go to the alphabetically first, so every engine drops the same ones.
@@ -90,58 +84,41 @@ export function deleteFoldedHoursSql(p: Placeholder): string {
 /** The statistics of links that no longer exist. */
 export const DELETE_ORPHAN_ROLLUPS = 'DELETE FROM stats_rollups WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = stats_rollups.link_id)';
 
-/** A row of `stats_journal` as the fold reads it. */
-export interface JournalRow {
-  readonly id: number;
-  readonly linkId: number;
-  readonly hour: number;
-  readonly bot: number;
-  readonly referrer: string;
-  readonly country: string;
-  readonly browser: string;
-  readonly os: string;
-  readonly device: string;
-  readonly visits: number;
-}
-
-export const JOURNAL_COLUMNS = 'id, link_id AS "linkId", hour, bot, referrer, country, browser, os, device, visits';
 /** The journal's columns as the webhook copy reads them (`journalToWebhooksSql`), with the count batch's time. */
 export const JOURNAL_WEBHOOK_COLUMNS = 'id, link_id, hour, bot, referrer, country, browser, os, device, visits, time';
 
-/** One rollup row's increment. */
-export interface RollupIncrement {
-  readonly linkId: number;
-  readonly hour: number;
-  readonly dimension: number;
-  readonly value: string;
-  visits: number;
-}
+/**
+ * SQLite's fold of the journal's rows up to id ?1 into the rollups: one row per link, hour,
+ * dimension and value, summed, in key order (PostgreSQL does the same inside its fold
+ * statement). One statement, so the B-tree work runs inside SQLite: reading the rows into
+ * this process and running six upserts per row from it cost 21–24 µs of CPU per journal row
+ * (docs/performance.md). SQLite's upsert needs the SELECT's WHERE to parse unambiguously.
+ */
+export const SQLITE_JOURNAL_TO_ROLLUPS = `
+  WITH dims(dim) AS (VALUES (0), (1), (2), (3), (4), (5))
+  INSERT INTO stats_rollups (link_id, hour, dim, value, visits)
+  SELECT j.link_id, j.hour, d.dim,
+         CASE d.dim WHEN 0 THEN CASE WHEN j.bot = 1 THEN 'bot' ELSE 'human' END
+                    WHEN 1 THEN j.referrer WHEN 2 THEN j.country WHEN 3 THEN j.browser WHEN 4 THEN j.os ELSE j.device END,
+         sum(j.visits)
+    FROM stats_journal j CROSS JOIN dims d
+   WHERE j.id <= ?1
+   GROUP BY 1, 2, 3, 4
+   ORDER BY 1, 2, 3, 4
+  ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
 
-/** Journal rows as increments of rollup rows: one per link, hour, dimension and value. */
-export function rollupIncrements(rows: readonly JournalRow[]): RollupIncrement[] {
-  const increments = new Map<string, RollupIncrement>();
-  for (const row of rows) {
-    const values = [row.bot === 1 ? 'bot' : 'human', row.referrer, row.country, row.browser, row.os, row.device];
-    values.forEach((value, dimension) => {
-      const key = `${row.linkId}\n${row.hour}\n${dimension}\n${value}`;
-      const increment = increments.get(key);
-      if (increment === undefined) increments.set(key, { linkId: row.linkId, hour: row.hour, dimension, value, visits: row.visits });
-      else increment.visits += row.visits;
-    });
-  }
-  return [...increments.values()];
-}
-
-/** The distinct link and hour pairs of some rows. */
-export function linkHours(rows: readonly { readonly linkId: number; readonly hour: number }[]): { linkId: number; hour: number }[] {
-  const pairs = new Map<string, { linkId: number; hour: number }>();
-  for (const { linkId, hour } of rows) pairs.set(`${linkId}\n${hour}`, { linkId, hour });
-  return [...pairs.values()];
-}
+/**
+ * The link-hours of the journal's rows up to id ?1 that now hold more rollup rows than the
+ * kept values, the only ones the bound can have to trim (SQLite).
+ */
+export const SQLITE_CROWDED_LINK_HOURS = `
+  SELECT link_id AS "linkId", hour FROM stats_rollups
+   WHERE (link_id, hour) IN (SELECT link_id, hour FROM stats_journal WHERE id <= ?1)
+   GROUP BY link_id, hour HAVING count(*) > ${STATS_KEPT_VALUES}`;
 
 /**
  * Journal rows moved per fold: bounded, so that one fold never holds the write lock (and on
- * SQLite the event loop: about 6 upserts per row) for long. PostgreSQL does the work in the
+ * SQLite the event loop: six upserts per row) for long. PostgreSQL does the work in the
  * server, so it takes more at once.
  */
 export const FOLD_BATCH = { sqlite: 500, postgres: 5000 } as const;

@@ -134,7 +134,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}, hashtext(current_schema())) AS locked`;
       if (lock?.locked !== true) return 0;
       // The journal rows are moved into the rollups inside the server: one row per link,
-      // hour, dimension and value (in Dimension order, as rollupIncrements does), and only
+      // hour, dimension and value (in Dimension order, as SQLite's fold does), and only
       // the link-hours they touched come back, for the bound. Shipping the rows to this
       // process and six increments per row back cost ~15 µs of its CPU per visit.
       const touched = (await tx.unsafe<{ linkId: string; hour: number; rows: number }[]>(`

@@ -6,9 +6,8 @@ import type { SqliteSynchronous } from '../../config.ts';
 import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
 import {
-  addToRollupSql, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, excessValuesSql, FOLD_BATCH,
-  foldHoursIntoDaysSql, JOURNAL_COLUMNS, JOURNAL_WEBHOOK_COLUMNS, linkHours, rollupIncrements, ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, valuesSql,
-  type JournalRow,
+  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql, JOURNAL_WEBHOOK_COLUMNS,
+  ROLLUP_ROWS_SQL, seriesSql, SQLITE_CROWDED_LINK_HOURS, SQLITE_JOURNAL_TO_ROLLUPS, STATS_KEPT_VALUES, valuesSql,
 } from '../stats-sql.ts';
 import { OTHER } from '../../stats/visit.ts';
 import { storageUnavailable } from '../errors.ts';
@@ -151,11 +150,14 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       `INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits, time)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    readJournal: db.prepare(`SELECT ${JOURNAL_COLUMNS} FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.sqlite}`),
+    lastJournalId: db.prepare(`SELECT max(id) AS last FROM (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.sqlite})`),
+    journalToRollups: db.prepare(SQLITE_JOURNAL_TO_ROLLUPS),
+    crowdedLinkHours: db.prepare(SQLITE_CROWDED_LINK_HOURS),
     rollupRows: db.prepare(ROLLUP_ROWS_SQL),
     forgetJournal: db.prepare('DELETE FROM stats_journal WHERE id <= ?'),
     journalToWebhooks: db.prepare(journalToWebhooksSql(`(SELECT ${JOURNAL_WEBHOOK_COLUMNS} FROM stats_journal WHERE id <= ?2)`, sqlite)),
-    addToRollup: db.prepare(addToRollupSql(sqlite)),
+    addToRollup: db.prepare(`INSERT INTO stats_rollups (link_id, hour, dim, value, visits) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`),
     excessValues: db.prepare(excessValuesSql(sqlite)),
     deleteRollup: db.prepare('DELETE FROM stats_rollups WHERE link_id = ? AND hour = ? AND dim = ? AND value = ?'),
     hoursToFold: db.prepare('SELECT DISTINCT link_id AS "linkId", hour - hour % 24 AS hour FROM stats_rollups WHERE hour < ? AND hour % 24 <> 0'),
@@ -298,15 +300,14 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
 
   /** One fold: journal rows into the rollups, and old hours into days. Runs in a write transaction. */
   function fold(daysBeforeHour: number | undefined): number {
-    const rows = statements.readJournal.all() as unknown as JournalRow[];
-    if (rows.length > 0) {
+    const { last } = statements.lastJournalId.get() as { last: number | null };
+    let moved = 0;
+    if (last !== null) {
       // The visits of links with link.visited webhooks go on to them (ADR 21), in this transaction.
-      statements.journalToWebhooks.run(new Date().toISOString(), rows.at(-1)!.id);
-      for (const increment of rollupIncrements(rows)) {
-        statements.addToRollup.run(increment.linkId, increment.hour, increment.dimension, increment.value, increment.visits);
-      }
-      statements.forgetJournal.run(rows.at(-1)!.id);
-      trimValues(linkHours(rows));
+      statements.journalToWebhooks.run(new Date().toISOString(), last);
+      statements.journalToRollups.run(last);
+      trimValues(statements.crowdedLinkHours.all(last) as unknown as { linkId: number; hour: number }[]);
+      moved = Number(statements.forgetJournal.run(last).changes);
     }
     if (daysBeforeHour !== undefined) {
       const days = statements.hoursToFold.all(daysBeforeHour) as unknown as { linkId: number; hour: number }[];
@@ -317,7 +318,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       }
       statements.deleteOrphanRollups.run();
     }
-    return rows.length;
+    return moved;
   }
 
   const administration = prepareAdministration(db);
