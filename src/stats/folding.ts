@@ -1,11 +1,11 @@
 /**
- * Folding off the hot path (ADR 20): the visit journal is moved into the rollups about once a
+ * Folding off the hot path (ADR 20): the visit journal is moved into the tuples about once a
  * second while visits are recorded (and once a minute regardless, for other processes'
- * leftovers), and hourly detail older than STATS_HOURLY_DAYS is folded into days once an
- * hour. Readers sum the journal too, so nothing waits for a fold to be visible.
+ * leftovers), the tuples of hours that are over into the rollups by the same folds, and
+ * hourly detail older than STATS_HOURLY_DAYS is folded into days once an hour. Readers sum the journal too, so nothing waits for a fold to be visible.
  */
 import type { Store } from '../store/store.ts';
-import { HOUR_MS } from './visit.ts';
+import { HOUR_MS, hourOf } from './visit.ts';
 
 export interface StatsFolding {
   /** Tells the folder that this process recorded visits (a fold is due). */
@@ -40,12 +40,14 @@ export function startStatsFolding({ store, clock, hourlyDays, onError, intervalM
     const now = clock().getTime();
     // Days end at UTC midnight: fold whole days only, the ones older than hourlyDays.
     const daysBeforeHour = days ? Math.floor(now / HOUR_MS / 24) * 24 - hourlyDays * 24 : undefined;
+    // The hours that are over go on from the tuples to the rollups (ADR 20).
+    const hoursBefore = hourOf(now);
     running = (async () => {
       let moved = 0;
       // Folds are small (bounded by the store), each its own transaction; the event loop
       // serves requests between them. A backlog beyond MAX_FOLDS waits for the next tick.
       for (let fold = 0; fold < MAX_FOLDS; fold++) {
-        const n = await store.foldStats(daysBeforeHour === undefined || fold > 0 ? {} : { daysBeforeHour });
+        const n = await store.foldStats(daysBeforeHour === undefined || fold > 0 ? { hoursBefore } : { hoursBefore, daysBeforeHour });
         moved += n;
         if (n === 0) break;
       }

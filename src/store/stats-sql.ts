@@ -1,9 +1,12 @@
 /**
  * The statistics SQL both engines share (CONTRACT §7.4, ADR 20). Visits are first appended to
  * `stats_journal` in the count transaction (one row per link and distinct classes in a
- * batch: the table's tail, whatever links were visited), then folded off the hot path into
- * `stats_rollups`: one row per link, hour, dimension and value. Readers sum both, so a
- * resolution is in the statistics as soon as it is answered, folded or not.
+ * batch: the table's tail, whatever links were visited), then folded off the hot path, in
+ * two stages: about once a second into `stats_tuples` (one row per hour, link and class
+ * combination: one upsert per journal row), and once an hour is over, from there into
+ * `stats_rollups` (one row per link, hour, dimension and value: six upserts per tuple, so per
+ * visitor class rather than per visit). Readers sum all three, so a resolution is in the
+ * statistics as soon as it is answered, folded or not.
  *
  * Placeholders differ (`?N` in SQLite, `$N` in PostgreSQL): each statement is written once
  * over a function that spells parameter N.
@@ -27,6 +30,10 @@ export function scopeCondition(scope: StatsScope, p: Placeholder): { sql: string
     : { sql: `link_id IN (SELECT id FROM links WHERE created_by = ${p(1)})`, parameter: scope.accountUid };
 }
 
+/** The visits not yet in the rollups, in the journal's columns: the journal's and the tuples'. */
+const UNFOLDED = `(SELECT link_id, hour, bot, referrer, country, browser, os, device, visits FROM stats_journal
+   UNION ALL SELECT link_id, hour, bot, referrer, country, browser, os, device, visits FROM stats_tuples) unfolded`;
+
 /** Visits and bots per hour; parameters: scope, from hour, to hour. */
 export function seriesSql(scope: StatsScope, p: Placeholder): string {
   const { sql: inScope } = scopeCondition(scope, p);
@@ -34,7 +41,7 @@ export function seriesSql(scope: StatsScope, p: Placeholder): string {
     SELECT hour, sum(visits) AS visits, sum(CASE WHEN value = 'bot' THEN visits ELSE 0 END) AS bots FROM (
       SELECT hour, value, visits FROM stats_rollups WHERE ${inScope} AND dim = 0 AND hour >= ${p(2)} AND hour < ${p(3)}
       UNION ALL
-      SELECT hour, CASE WHEN bot = 1 THEN 'bot' ELSE 'human' END AS value, visits FROM stats_journal
+      SELECT hour, CASE WHEN bot = 1 THEN 'bot' ELSE 'human' END AS value, visits FROM ${UNFOLDED}
        WHERE ${inScope} AND hour >= ${p(2)} AND hour < ${p(3)}
     ) v GROUP BY hour ORDER BY hour`;
 }
@@ -43,7 +50,7 @@ export function seriesSql(scope: StatsScope, p: Placeholder): string {
 export function valuesSql(scope: StatsScope, p: Placeholder): string {
   const { sql: inScope } = scopeCondition(scope, p);
   const journal = (dimension: number, column: string) =>
-    `SELECT ${dimension} AS dim, ${column} AS value, visits FROM stats_journal WHERE ${inScope} AND hour >= ${p(2)} AND hour < ${p(3)}`;
+    `SELECT ${dimension} AS dim, ${column} AS value, visits FROM ${UNFOLDED} WHERE ${inScope} AND hour >= ${p(2)} AND hour < ${p(3)}`;
   return `
     SELECT dim AS dimension, value, sum(visits) AS visits FROM (
       SELECT dim, value, visits FROM stats_rollups WHERE ${inScope} AND dim > 0 AND hour >= ${p(2)} AND hour < ${p(3)}
@@ -87,41 +94,76 @@ export const DELETE_ORPHAN_ROLLUPS = 'DELETE FROM stats_rollups WHERE NOT EXISTS
 /** The journal's columns as the webhook copy reads them (`journalToWebhooksSql`), with the count batch's time. */
 export const JOURNAL_WEBHOOK_COLUMNS = 'id, link_id, hour, bot, referrer, country, browser, os, device, visits, time';
 
+/** The visitor classes of a visit, in the order of the tuples' key after hour and link. */
+const CLASSES = 'bot, referrer, country, browser, os, device';
+
 /**
- * SQLite's fold of the journal's rows up to id ?1 into the rollups: one row per link, hour,
- * dimension and value, summed, in key order (PostgreSQL does the same inside its fold
- * statement). One statement, so the B-tree work runs inside SQLite: reading the rows into
- * this process and running six upserts per row from it cost 21–24 µs of CPU per journal row
- * (docs/performance.md). SQLite's upsert needs the SELECT's WHERE to parse unambiguously.
+ * The first stage of a fold: journal rows, read from `source` (the journal's columns), added
+ * to the tuples, summed per hour, link and classes, in key order.
  */
-export const SQLITE_JOURNAL_TO_ROLLUPS = `
+export function journalToTuplesSql(source: string, where: string): string {
+  return `
+  INSERT INTO stats_tuples (hour, link_id, ${CLASSES}, visits)
+  SELECT hour, link_id, ${CLASSES}, sum(visits) FROM ${source}
+   WHERE ${where}
+   GROUP BY hour, link_id, ${CLASSES}
+   ORDER BY hour, link_id, ${CLASSES}
+  ON CONFLICT (hour, link_id, ${CLASSES}) DO UPDATE SET visits = stats_tuples.visits + excluded.visits`;
+}
+
+/**
+ * The tuples of one chunk of the second stage: hours before p(1) (over), and up to the
+ * (hour, link) pair p(2), p(3) in key order, so that a link-hour is never split.
+ */
+function tupleChunk(p: Placeholder, alias = ''): string {
+  return `${alias}hour < ${p(1)} AND (${alias}hour, ${alias}link_id) <= (${p(2)}, ${p(3)})`;
+}
+
+/**
+ * Where a chunk of the second stage ends: the (hour, link) pair of the `size`th tuple of the
+ * hours before p(1); none when fewer are left (then the chunk takes them all).
+ */
+export function tupleChunkEndSql(p: Placeholder, size: number): string {
+  return `SELECT hour, link_id AS "linkId" FROM stats_tuples WHERE hour < ${p(1)} ORDER BY hour, link_id LIMIT 1 OFFSET ${size - 1}`;
+}
+
+/**
+ * The second stage: a chunk of tuples (tupleChunk) added to the rollups, one row per link,
+ * hour, dimension and value, summed, in key order. SQLite's upsert needs the SELECT's WHERE
+ * to parse unambiguously.
+ */
+export function tuplesToRollupsSql(p: Placeholder): string {
+  return `
   WITH dims(dim) AS (VALUES (0), (1), (2), (3), (4), (5))
   INSERT INTO stats_rollups (link_id, hour, dim, value, visits)
-  SELECT j.link_id, j.hour, d.dim,
-         CASE d.dim WHEN 0 THEN CASE WHEN j.bot = 1 THEN 'bot' ELSE 'human' END
-                    WHEN 1 THEN j.referrer WHEN 2 THEN j.country WHEN 3 THEN j.browser WHEN 4 THEN j.os ELSE j.device END,
-         sum(j.visits)
-    FROM stats_journal j CROSS JOIN dims d
-   WHERE j.id <= ?1
+  SELECT t.link_id, t.hour, d.dim,
+         CASE d.dim WHEN 0 THEN CASE WHEN t.bot = 1 THEN 'bot' ELSE 'human' END
+                    WHEN 1 THEN t.referrer WHEN 2 THEN t.country WHEN 3 THEN t.browser WHEN 4 THEN t.os ELSE t.device END,
+         sum(t.visits)
+    FROM stats_tuples t CROSS JOIN dims d
+   WHERE ${tupleChunk(p, 't.')}
    GROUP BY 1, 2, 3, 4
    ORDER BY 1, 2, 3, 4
   ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
+}
+
+/** The distinct link-hours of a chunk of tuples (tupleChunk), for the bound on named values. */
+export function tupleChunkLinkHoursSql(p: Placeholder): string {
+  return `SELECT DISTINCT link_id AS "linkId", hour FROM stats_tuples WHERE ${tupleChunk(p)}`;
+}
+
+/** Removes a chunk of tuples (tupleChunk) once it is in the rollups. */
+export function deleteTupleChunkSql(p: Placeholder): string {
+  return `DELETE FROM stats_tuples WHERE ${tupleChunk(p)}`;
+}
 
 /**
- * The link-hours of the journal's rows up to id ?1 that now hold more rollup rows than the
- * kept values, the only ones the bound can have to trim (SQLite).
- */
-export const SQLITE_CROWDED_LINK_HOURS = `
-  SELECT link_id AS "linkId", hour FROM stats_rollups
-   WHERE (link_id, hour) IN (SELECT link_id, hour FROM stats_journal WHERE id <= ?1)
-   GROUP BY link_id, hour HAVING count(*) > ${STATS_KEPT_VALUES}`;
-
-/**
- * Journal rows moved per fold: bounded, so that one fold never holds the write lock (and on
- * SQLite the event loop: six upserts per row) for long. PostgreSQL does the work in the
- * server, so it takes more at once.
+ * Journal rows (first stage) and tuples (second stage) moved per fold: bounded, so that one
+ * fold never holds the write lock (and on SQLite the event loop: one upsert per journal row,
+ * six per tuple) for long. PostgreSQL does the work in the server, so it takes more at once.
  */
 export const FOLD_BATCH = { sqlite: 500, postgres: 5000 } as const;
+export const TUPLE_FOLD_BATCH = { sqlite: 500, postgres: 5000 } as const;
 
 /** Rows of one link and hour: more than the kept values can only be too many in some dimension past this. */
 export const ROLLUP_ROWS_SQL = 'SELECT count(*) AS n FROM stats_rollups WHERE link_id = ? AND hour = ?';

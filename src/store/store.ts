@@ -122,6 +122,11 @@ export interface StatsRows {
 
 export interface FoldOptions {
   /**
+   * Move the tuples of the hours before this one (hours since the epoch) into the rollups
+   * (ADR 20); default: the hour now, i.e. every hour that is over.
+   */
+  readonly hoursBefore?: number;
+  /**
    * Fold hourly rows before this hour (hours since the epoch) into one row per day (at the
    * day's first hour), and forget the statistics of deleted links.
    */

@@ -910,6 +910,31 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.deepEqual(after.series, [{ hour: HOUR, visits: 90, bots: 18 }]);
       });
 
+      test('folds the tuples of hours that are over into the rollups in chunks, keeping every total', async () => {
+        const account = await createAccount();
+        const codes = [code('t1'), code('t2'), code('t3')];
+        for (const c of codes) await store.createLink(link(account.uid, c));
+        // 3 links × 2 hours × 90 referrers: 540 tuples, more than one chunk on SQLite (500).
+        for (const hour of [HOUR, HOUR + 1]) {
+          await Promise.all(codes.flatMap((c) => Array.from({ length: 90 }, (_, i) =>
+            store.resolveLink(c, undefined, visit(hour, { referrer: `r${String(i).padStart(2, '0')}.example`, bot: i % 3 === 0 })))));
+        }
+        const total = (rows: StatsRows, dimension: number) =>
+          Object.values(valuesOf(rows, dimension)).reduce((a, b) => a + b, 0);
+        const before = await store.readStats({ accountUid: account.uid }, HOUR, HOUR + 2);
+        while (await store.foldStats({ hoursBefore: HOUR + 2 }) > 0);
+        assert.equal(await store.foldStats({ hoursBefore: HOUR + 2 }), 0);
+        const after = await store.readStats({ accountUid: account.uid }, HOUR, HOUR + 2);
+        assert.deepEqual(sortedStats(after).series, sortedStats(before).series);
+        assert.deepEqual(sortedStats(after).series, [{ hour: HOUR, visits: 270, bots: 90 }, { hour: HOUR + 1, visits: 270, bots: 90 }]);
+        for (const dimension of [1, 2, 3, 4, 5]) assert.equal(total(after, dimension), 540);
+        // Each link-hour kept 50 referrers by name (the first 50) and summed 40 as (other).
+        const one = await store.readStats({ shortCode: codes[1]! }, HOUR + 1, HOUR + 2);
+        assert.equal(valuesOf(one, 1)['(other)'], 40);
+        assert.equal(Object.keys(valuesOf(one, 1)).length, 51);
+        for (const c of codes) assert.equal((await store.findLink(c))!.accesses, 180);
+      });
+
       test('keeps 50 values by name per link, hour and dimension, the rest summed as (other)', async () => {
         const account = await createAccount();
         const shortCode = code('many');
@@ -918,7 +943,10 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         const referrers = Array.from({ length: 60 }, (_, i) => `r${String(i).padStart(2, '0')}.example`);
         const visits = [...referrers, referrers[0]!, referrers[0]!, referrers[1]!];
         await Promise.all(visits.map((referrer) => store.resolveLink(shortCode, undefined, visit(HOUR, { referrer }))));
-        while (await store.foldStats() > 0);
+        // While the hour is not over, its visits wait as tuples, every value by name (ADR 20).
+        while (await store.foldStats({ hoursBefore: HOUR }) > 0);
+        assert.equal(Object.keys(valuesOf(await store.readStats({ shortCode }, HOUR, HOUR + 1), 1)).length, 60);
+        while (await store.foldStats({ hoursBefore: HOUR + 1 }) > 0);
         const kept = valuesOf(await store.readStats({ shortCode }, HOUR, HOUR + 1), 1);
         assert.equal(Object.keys(kept).length, 51);
         assert.equal(kept['r00.example'], 3);

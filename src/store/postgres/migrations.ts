@@ -281,6 +281,25 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
   `,
   },
+  {
+    version: 8,
+    // The same table as SQLite's migration 5 (ADR 20, "The fold in two stages").
+    name: 'statistics tuples',
+    sql: `
+  CREATE TABLE stats_tuples (
+    hour     integer  NOT NULL,
+    link_id  bigint   NOT NULL,
+    bot      smallint NOT NULL CHECK (bot IN (0, 1)),
+    referrer text     COLLATE "C" NOT NULL,
+    country  text     COLLATE "C" NOT NULL,
+    browser  text     COLLATE "C" NOT NULL,
+    os       text     COLLATE "C" NOT NULL,
+    device   text     COLLATE "C" NOT NULL,
+    visits   bigint   NOT NULL,
+    PRIMARY KEY (hour, link_id, bot, referrer, country, browser, os, device)
+  );
+  `,
+  },
 ];
 
 /**

@@ -4,9 +4,10 @@ import { createBatcher } from '../batcher.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-commit.ts';
 import {
-  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, FOLD_BATCH, foldHoursIntoDaysSql, seriesSql, STATS_KEPT_VALUES, valuesSql,
+  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, FOLD_BATCH, foldHoursIntoDaysSql, journalToTuplesSql,
+  seriesSql, STATS_KEPT_VALUES, TUPLE_FOLD_BATCH, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
 } from '../stats-sql.ts';
-import { OTHER, type Visit } from '../../stats/visit.ts';
+import { hourOf, OTHER, type Visit } from '../../stats/visit.ts';
 import {
   detailsOf, joinTags, LINK_DETAILS_COLUMNS, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
 } from '../link-rows.ts';
@@ -40,6 +41,12 @@ const postgresParameter = (n: number): string => `$${n}`;
 
 // One folding process at a time across instances (any key, the same in every instance; an int4).
 const FOLD_LOCK = 0x5_7a_75_01;
+
+// The second stage of a fold (stats-sql.ts): tuples of hours that are over, into the rollups.
+const TUPLE_CHUNK_END = tupleChunkEndSql(postgresParameter, TUPLE_FOLD_BATCH.postgres);
+const TUPLE_CHUNK_LINK_HOURS = tupleChunkLinkHoursSql(postgresParameter);
+const TUPLES_TO_ROLLUPS = tuplesToRollupsSql(postgresParameter);
+const DELETE_TUPLE_CHUNK = deleteTupleChunkSql(postgresParameter);
 
 /** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
 export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
@@ -127,38 +134,35 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   };
 
   /** One fold in one transaction; only one process folds at a time (the others skip). */
-  async function fold({ daysBeforeHour }: FoldOptions): Promise<number> {
+  async function fold({ daysBeforeHour, hoursBefore = hourOf(Date.now()) }: FoldOptions): Promise<number> {
     return guarded(() => sql.begin(async (tx) => {
       // Per schema: instances sharing one schema fold in turn; databases holding several
       // (tests, hosting) do not wait for each other.
       const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}, hashtext(current_schema())) AS locked`;
       if (lock?.locked !== true) return 0;
-      // The journal rows are moved into the rollups inside the server: one row per link,
-      // hour, dimension and value (in Dimension order, as SQLite's fold does), and only
-      // the link-hours they touched come back, for the bound. Shipping the rows to this
-      // process and six increments per row back cost ~15 µs of its CPU per visit.
-      const touched = (await tx.unsafe<{ linkId: string; hour: number; rows: number }[]>(`
+      // The journal rows are moved into the tuples inside the server (one row per hour, link
+      // and classes), and the count comes back. Shipping the rows to this process and their
+      // increments back cost ~15 µs of its CPU per visit.
+      const [first] = await tx.unsafe<{ moved: number }[]>(`
         WITH moved AS (
           DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
           RETURNING link_id, hour, bot, referrer, country, browser, os, device, visits, time
         ), hooked AS (
           -- The visits of links with link.visited webhooks go on to them (ADR 21), in this statement.
           ${journalToWebhooksSql('moved', postgresParameter)}
-        ), added AS (
-          INSERT INTO stats_rollups (link_id, hour, dim, value, visits)
-          SELECT m.link_id, m.hour, d.dim, d.value, sum(m.visits)
-            FROM moved m CROSS JOIN LATERAL (VALUES
-              (0::smallint, CASE WHEN m.bot = 1 THEN 'bot' ELSE 'human' END),
-              (1::smallint, m.referrer), (2::smallint, m.country), (3::smallint, m.browser), (4::smallint, m.os), (5::smallint, m.device)
-            ) AS d(dim, value)
-           GROUP BY m.link_id, m.hour, d.dim, d.value
-           ORDER BY 1, 2, 3, 4
-          ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits
-        )
-        SELECT link_id AS "linkId", hour, count(*)::int AS rows FROM moved GROUP BY link_id, hour`, [new Date().toISOString()]))
-        .map((pair) => ({ linkId: Number(pair.linkId), hour: pair.hour, rows: pair.rows }));
-      const moved = touched.reduce((sum, pair) => sum + pair.rows, 0);
-      if (moved > 0) await trimValues(tx, touched);
+        ), added AS (${journalToTuplesSql('moved', 'true')})
+        SELECT count(*)::int AS moved FROM moved`, [new Date().toISOString()]);
+      let moved = first?.moved ?? 0;
+      // The tuples of hours that are over go on to the rollups, a chunk per fold, whole link-hours.
+      const [end] = await tx.unsafe<{ hour: number; linkId: string }[]>(TUPLE_CHUNK_END, [hoursBefore]);
+      const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? String(Number.MAX_SAFE_INTEGER)];
+      const pairs = (await tx.unsafe<{ linkId: string; hour: number }[]>(TUPLE_CHUNK_LINK_HOURS, chunk))
+        .map((pair) => ({ linkId: Number(pair.linkId), hour: pair.hour }));
+      if (pairs.length > 0) {
+        await tx.unsafe(TUPLES_TO_ROLLUPS, chunk);
+        moved += (await tx.unsafe(DELETE_TUPLE_CHUNK, chunk)).count;
+        await trimValues(tx, pairs);
+      }
       if (daysBeforeHour !== undefined) {
         const days = await tx<{ linkId: number; hour: number }[]>`
           SELECT DISTINCT link_id::int AS "linkId", hour - hour % 24 AS hour FROM stats_rollups WHERE hour < ${daysBeforeHour} AND hour % 24 <> 0`;

@@ -144,6 +144,27 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
   `,
   },
+  {
+    version: 5,
+    // ADR 20, "The fold in two stages": the journal is folded into one row per hour, link and
+    // visitor classes first, and into the per-dimension rollups once the hour is over. Hour
+    // first in the key, so the hours that are over are the table's first rows.
+    name: 'statistics tuples',
+    sql: `
+  CREATE TABLE stats_tuples (
+    hour     INTEGER NOT NULL,
+    link_id  INTEGER NOT NULL,
+    bot      INTEGER NOT NULL CHECK (bot IN (0, 1)),
+    referrer TEXT    NOT NULL,
+    country  TEXT    NOT NULL,
+    browser  TEXT    NOT NULL,
+    os       TEXT    NOT NULL,
+    device   TEXT    NOT NULL,
+    visits   INTEGER NOT NULL,
+    PRIMARY KEY (hour, link_id, bot, referrer, country, browser, os, device)
+  ) WITHOUT ROWID;
+  `,
+  },
 ];
 
 /**

@@ -6,10 +6,11 @@ import type { SqliteSynchronous } from '../../config.ts';
 import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
 import {
-  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql, JOURNAL_WEBHOOK_COLUMNS,
-  ROLLUP_ROWS_SQL, seriesSql, SQLITE_CROWDED_LINK_HOURS, SQLITE_JOURNAL_TO_ROLLUPS, STATS_KEPT_VALUES, valuesSql,
+  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql,
+  JOURNAL_WEBHOOK_COLUMNS, journalToTuplesSql, ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, TUPLE_FOLD_BATCH,
+  tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
 } from '../stats-sql.ts';
-import { OTHER } from '../../stats/visit.ts';
+import { hourOf, OTHER } from '../../stats/visit.ts';
 import { storageUnavailable } from '../errors.ts';
 import { MIGRATIONS_TABLE } from '../migration.ts';
 import {
@@ -151,8 +152,11 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     lastJournalId: db.prepare(`SELECT max(id) AS last FROM (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.sqlite})`),
-    journalToRollups: db.prepare(SQLITE_JOURNAL_TO_ROLLUPS),
-    crowdedLinkHours: db.prepare(SQLITE_CROWDED_LINK_HOURS),
+    journalToTuples: db.prepare(journalToTuplesSql('stats_journal', 'id <= ?1')),
+    tupleChunkEnd: db.prepare(tupleChunkEndSql(sqlite, TUPLE_FOLD_BATCH.sqlite)),
+    tuplesToRollups: db.prepare(tuplesToRollupsSql(sqlite)),
+    tupleChunkLinkHours: db.prepare(tupleChunkLinkHoursSql(sqlite)),
+    deleteTupleChunk: db.prepare(deleteTupleChunkSql(sqlite)),
     rollupRows: db.prepare(ROLLUP_ROWS_SQL),
     forgetJournal: db.prepare('DELETE FROM stats_journal WHERE id <= ?'),
     journalToWebhooks: db.prepare(journalToWebhooksSql(`(SELECT ${JOURNAL_WEBHOOK_COLUMNS} FROM stats_journal WHERE id <= ?2)`, sqlite)),
@@ -298,16 +302,28 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     }
   }
 
-  /** One fold: journal rows into the rollups, and old hours into days. Runs in a write transaction. */
-  function fold(daysBeforeHour: number | undefined): number {
+  /**
+   * One fold, in a write transaction: a chunk of journal rows into the tuples, a chunk of the
+   * tuples of hours that are over into the rollups, and (`daysBeforeHour`) old hours into days.
+   * Answers how many journal rows and tuples it moved.
+   */
+  function fold(hoursBefore: number, daysBeforeHour: number | undefined): number {
     const { last } = statements.lastJournalId.get() as { last: number | null };
     let moved = 0;
     if (last !== null) {
       // The visits of links with link.visited webhooks go on to them (ADR 21), in this transaction.
       statements.journalToWebhooks.run(new Date().toISOString(), last);
-      statements.journalToRollups.run(last);
-      trimValues(statements.crowdedLinkHours.all(last) as unknown as { linkId: number; hour: number }[]);
-      moved = Number(statements.forgetJournal.run(last).changes);
+      statements.journalToTuples.run(last);
+      moved += Number(statements.forgetJournal.run(last).changes);
+    }
+    // Up to the chunk's last (hour, link), or all of them when fewer are left.
+    const end = statements.tupleChunkEnd.get(hoursBefore) as { hour: number; linkId: number } | undefined;
+    const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? Number.MAX_SAFE_INTEGER] as const;
+    const pairs = statements.tupleChunkLinkHours.all(...chunk) as unknown as { linkId: number; hour: number }[];
+    if (pairs.length > 0) {
+      statements.tuplesToRollups.run(...chunk);
+      moved += Number(statements.deleteTupleChunk.run(...chunk).changes);
+      trimValues(pairs);
     }
     if (daysBeforeHour !== undefined) {
       const days = statements.hoursToFold.all(daysBeforeHour) as unknown as { linkId: number; hour: number }[];
@@ -472,7 +488,8 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     },
 
     foldStats(foldOptions = {}) {
-      return writes.run(() => fold(foldOptions.daysBeforeHour));
+      const hoursBefore = foldOptions.hoursBefore ?? hourOf(Date.now());
+      return writes.run(() => fold(hoursBefore, foldOptions.daysBeforeHour));
     },
 
     async ping(probe?: PingOptions) {
