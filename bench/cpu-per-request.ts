@@ -33,17 +33,14 @@
  * resolution with and without a webhook watching it (ADR 21).
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DatabaseSync } from 'node:sqlite';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import type * as PreloadModule from './preload.ts';
-import type * as SecretBoxModule from '../src/webhooks/secret-box.ts';
 import type { Preloaded } from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
+import { startWebhookReceiver, WEBHOOK_ENV } from './webhook-receiver.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REQUESTS = Number(process.env.CPU_REQUESTS ?? 20_000);
@@ -56,7 +53,6 @@ if (DATABASE !== 'sqlite' && DATABASE !== 'postgres') throw new Error(`CPU_DATAB
 if (DATABASE === 'postgres' && POSTGRES_URL === undefined) throw new Error('CPU_DATABASE=postgres needs CPU_DATABASE_URL (or BENCH_DATABASE_URL, TEST_DATABASE_URL)');
 const SCENARIOS = (process.env.CPU_SCENARIOS ?? 'redirect,resolve').split(',').map((s) => s.trim()).filter(Boolean);
 const WEBHOOK = process.env.CPU_WEBHOOK === '1';
-const WEBHOOK_KEY = 'bench-webhook-secret-key-0123456789abcdef';
 if (WEBHOOK && DATABASE !== 'sqlite') throw new Error('CPU_WEBHOOK=1 runs on SQLite only');
 // Linux reports CPU time in clock ticks of 1/100 s (USER_HZ, the same on every architecture).
 const TICK_MICROS = 10_000;
@@ -118,29 +114,7 @@ const targets: Target[] = [];
 const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: undefined });
 targets.push({ name: 'bare node:http', server: bare, paths: Object.fromEntries(SCENARIOS.map((s) => [s, ['/']])) });
 // CPU_WEBHOOK: the receiver of the webhook server's deliveries.
-let deliveries = 0;
-const receiver = WEBHOOK ? createServer((request, response) => {
-  request.resume().on('end', () => {
-    deliveries++;
-    response.end('ok');
-  });
-}) : undefined;
-if (receiver !== undefined) await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
-
-/** Subscribes one webhook to link.visited for the account of the first link (CPU_WEBHOOK). */
-async function subscribeOneWebhook(root: string, path: string, firstCode: string): Promise<void> {
-  const { createSecretBox, newSecret } = (await import(pathToFileURL(join(root, 'src', 'webhooks', 'secret-box.ts')).href)) as typeof SecretBoxModule;
-  const db = new DatabaseSync(path);
-  try {
-    const { uid } = db.prepare('SELECT created_by AS uid FROM links WHERE short_code = ?').get(firstCode) as { uid: number };
-    const url = `http://127.0.0.1:${(receiver!.address() as AddressInfo).port}/hook`;
-    db.prepare(`INSERT INTO webhooks (id, account_uid, url, events, visited, secret, date_created) VALUES ('wh_${'0'.repeat(24)}', ?, ?, 'link.visited', 1, ?, ?)`)
-      .run(uid, url, createSecretBox(WEBHOOK_KEY).seal(newSecret()), new Date().toISOString());
-    db.prepare('UPDATE accounts SET webhook_count = 1 WHERE uid = ?').run(uid);
-  } finally {
-    db.close();
-  }
-}
+const receiver = WEBHOOK ? await startWebhookReceiver() : undefined;
 
 for (const root of roots) {
   // The root's own preload: its schema, its migrations.
@@ -149,13 +123,13 @@ for (const root of roots) {
     const data = DATABASE === 'postgres' ? await preloadPostgres(POSTGRES_URL!, LINKS) : await preloadSqlite(LINKS);
     // With CPU_WEBHOOK, both servers of the root resolve the webhook account's 20 links only.
     const codes = WEBHOOK ? data.codes.slice(0, 20) : data.codes;
-    if (withWebhook) await subscribeOneWebhook(root, data.path, data.codes[0]!);
+    if (withWebhook) await receiver!.subscribe(root, data.path, data.codes[0]!);
     const server = await startProcess({
       script: 'src/server.ts',
       cwd: root,
       env: {
         RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path,
-        ...(WEBHOOK ? { WEBHOOK_SECRET_KEY: WEBHOOK_KEY, WEBHOOK_ALLOW_PRIVATE: 'true' } : {}),
+        ...(WEBHOOK ? WEBHOOK_ENV : {}),
       },
       cpu: undefined,
     });
@@ -205,9 +179,9 @@ try {
     await target.data?.remove();
   }
   await monitor?.end();
-  receiver?.close();
+  await receiver?.close();
 }
-if (WEBHOOK) console.log(`\nThe webhook server's receiver got ${deliveries} link.visited deliveries (at most one a second).`);
+if (receiver !== undefined) console.log(`\nThe webhook server's receiver got ${receiver.deliveries()} link.visited deliveries (at most one a second).`);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const bareSamples = samples.get(targets[0]!.name)!;

@@ -5,12 +5,15 @@
  *
  * Environment: BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3),
  * BENCH_CONNECTIONS (default 50), BENCH_SCALE ("quick" skips the 1M-link point), BENCH_ONLY
- * ("list-page": only the filtered-list scenario, to check it quickly).
+ * ("list-page": only the filtered-list scenario; "webhook": only the one-account rows without
+ * and with a webhook; to check them quickly).
  *
  * The "visitors" workloads send realistic User-Agent, Referer and X-Forwarded-For headers
  * (bench/visitors.ts; TRUST_PROXY=127.0.0.1), so statistics classify a real mix; they run
  * with statistics on (the default) and again in a server with STATS=off. Each row also shows
  * the server's CPU time per request, which a shared machine disturbs less than req/s.
+ * The "one account" rows resolve the 20 links of one account in a server without and then
+ * with one webhook subscribed to link.visited (bench/webhook-receiver.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,6 +27,7 @@ import {
 } from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
 import { visitorHeaders } from './visitors.ts';
+import { startWebhookReceiver, WEBHOOK_ENV } from './webhook-receiver.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -138,7 +142,7 @@ await load.run({ ...bareTarget, seconds: Math.min(2, DURATION) });
 const results: Record<string, unknown> = {};
 
 /** One storage configuration: preload, start the server, run the workloads, verify counts. */
-async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean | 'visitors', pin = pinned) {
+async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean | 'visitors' | 'one-account', pin = pinned) {
   const server = await startProcess({
     script: 'src/server.ts',
     cwd: ROOT,
@@ -160,7 +164,17 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
       record(name(scenario), size, result, server);
     }
   }
-  if (full === 'visitors') {
+  if (full === 'one-account') {
+    // The 20 links of the first account, the one a webhook may watch.
+    const codes = data.codes.slice(0, 20);
+    for (const [scenario, paths] of [['redirect, one account', codes.map((c) => `/${c}`)], ['resolve, one account', codes.map((c) => `/v1/get/${c}`)]] as const) {
+      const result = await measure(server.url, paths, { server });
+      answeredResolutions += result.all.reduce((sum, r) => sum + r.ok, 0) + result.warmupOk;
+      rounds += ROUNDS + 1;
+      record(name(scenario), size, result, server);
+    }
+  }
+  if (full === 'visitors' || full === 'one-account') {
     await server.stop();
     await verify();
     return;
@@ -241,30 +255,46 @@ async function benchmarkListPage(label: string, data: PreloadedListing) {
 }
 
 const postgresForLists = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-await benchmarkListPage('sqlite', await preloadListingSqlite(LIST_LARGE));
-if (postgresForLists) await benchmarkListPage('postgres', await preloadListingPostgres(postgresForLists, LIST_LARGE));
+if (ONLY === undefined || ONLY === 'list-page') {
+  await benchmarkListPage('sqlite', await preloadListingSqlite(LIST_LARGE));
+  if (postgresForLists) await benchmarkListPage('postgres', await preloadListingPostgres(postgresForLists, LIST_LARGE));
+}
 
 // 2. SQLite (the default) at several sizes; the full table at 100k links.
-for (const size of ONLY === 'list-page' ? [] : QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) {
+for (const size of ONLY !== undefined ? [] : QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) {
   const data = await preloadSqlite(size);
   await benchmark('sqlite', size, data, { DATABASE_URL: data.path }, size === 100_000);
 }
 
 // The same visitors with statistics off: what recording them costs.
-{
+if (ONLY === undefined) {
   const data = await preloadSqlite(100_000);
   await benchmark('sqlite STATS=off', 100_000, data, { DATABASE_URL: data.path, STATS: 'off' }, 'visitors');
 }
 
+// One webhook subscribed to link.visited (issue 16, ADR 21): the same account's links
+// resolved by a server without and then with a webhook watching every visit.
+if (ONLY === undefined || ONLY === 'webhook') {
+  const receiver = await startWebhookReceiver();
+  for (const watched of [false, true]) {
+    const data = await preloadSqlite(100_000);
+    if (watched) await receiver.subscribe(ROOT, data.path, data.codes[0]!);
+    await benchmark(watched ? 'sqlite + 1 webhook on link.visited' : 'sqlite, no webhook', 100_000, data,
+      { DATABASE_URL: data.path, ...WEBHOOK_ENV }, 'one-account');
+  }
+  console.log(`  the webhook's receiver got ${receiver.deliveries()} link.visited deliveries (at most one a second)`);
+  await receiver.close();
+}
+
 // WORKERS=2 on this 2-core machine: the two server processes share both cores with the load
 // generator (no pinning), which is what running them here would mean.
-if (ONLY !== 'list-page') {
+if (ONLY === undefined) {
   const data = await preloadSqlite(100_000);
   await benchmark('sqlite WORKERS=2', 100_000, data, { DATABASE_URL: data.path, WORKERS: '2' }, false, false);
 }
 
 // 3. PostgreSQL, and PostgreSQL with rate limits on and shared through Redis, when configured.
-const postgresUrl = ONLY === 'list-page' ? undefined : postgresForLists;
+const postgresUrl = ONLY !== undefined ? undefined : postgresForLists;
 if (postgresUrl) {
   const data = await preloadPostgres(postgresUrl, 100_000);
   await benchmark('postgres', 100_000, data, { DATABASE_URL: data.path }, true);
