@@ -155,7 +155,7 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
   let rounds = 0;
   const name = (scenario: string) => (label === 'sqlite' ? scenario : `${label}: ${scenario}`);
 
-  if (full === 'visitors' || full) {
+  if (full === 'visitors' || full === true) {
     // Statistics at work: every request a different-looking visitor.
     for (const [scenario, paths] of [['redirect, visitors', redirectPaths], ['resolve, visitors', resolvePaths], ['redirect, hot link, visitors', `/${data.codes[0]}`]] as const) {
       const result = await measure(server.url, paths, { visitors: VISITORS, server });
