@@ -76,6 +76,9 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+    // A command that fails before it reads its input closes the pipe: EPIPE here is its
+    // answer, not the test's failure (the exit code and stderr say what happened).
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   }).finally(() => {
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
