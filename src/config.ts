@@ -41,6 +41,8 @@ export interface RateLimitPolicies {
   readonly createLink: RateLimitPolicy;
   /** Resolutions and redirects, per client address. */
   readonly resolve: RateLimitPolicy;
+  /** Webhook registrations, per account (each may resolve a name for the SSRF check). */
+  readonly createWebhook: RateLimitPolicy;
   /** Lookups of shortcodes that do not exist, per client address (anti-enumeration). */
   readonly unknownCode: RateLimitPolicy;
 }
@@ -153,6 +155,9 @@ export const DEFAULT_RATE_LIMIT_POLICIES: RateLimitPolicies = {
   createLink: { limit: 60, windowMs: 60_000 },
   resolve: { limit: 1200, windowMs: 60_000 },
   unknownCode: { limit: 60, windowMs: 60_000 },
+  // An account holds at most 5 webhooks, so 20 an hour leaves room to fix a mistyped URL
+  // several times over, while bounding the DNS lookups one account can make us do.
+  createWebhook: { limit: 20, windowMs: 3_600_000 },
 };
 
 const RATE_VARIABLES: Readonly<Record<keyof RateLimitPolicies, string>> = {
@@ -161,6 +166,7 @@ const RATE_VARIABLES: Readonly<Record<keyof RateLimitPolicies, string>> = {
   createLink: 'RATE_LIMIT_CREATE_LINK',
   resolve: 'RATE_LIMIT_RESOLVE',
   unknownCode: 'RATE_LIMIT_UNKNOWN_CODE',
+  createWebhook: 'RATE_LIMIT_CREATE_WEBHOOK',
 };
 
 /**

@@ -20,6 +20,8 @@ export interface RateLimitChecks {
   /** Counts a resolution, and refuses a client that has probed too many unknown codes. */
   resolve(request: FastifyRequest): Promise<void>;
   unknownCode(request: FastifyRequest): Promise<void>;
+  /** Counts a webhook registration attempt of the account, before its target is resolved. */
+  createWebhook(request: FastifyRequest, accountUid: number): Promise<void>;
 }
 
 export interface RateLimitOptions {
@@ -40,6 +42,7 @@ const NONE: RateLimitChecks = {
   createLink: async () => {},
   resolve: async () => {},
   unknownCode: async () => {},
+  createWebhook: async () => {},
 };
 
 function limited(resetMs: number): DomainError {
@@ -87,6 +90,9 @@ export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, c
     },
     async unknownCode(request) {
       if (!isExempt(request)) await count(`miss:${keyOf(request.ip)}`, policies.unknownCode);
+    },
+    async createWebhook(request, accountUid) {
+      if (!isExempt(request)) await count(`hook:${accountUid}`, policies.createWebhook);
     },
   };
 }

@@ -76,6 +76,7 @@ describe('admin authentication', () => {
         createLink: { limit: 100, windowMs: 60_000 },
         resolve: { limit: 1000, windowMs: 60_000 },
         unknownCode: { limit: 1000, windowMs: 60_000 },
+        createWebhook: { limit: 1000, windowMs: 60_000 },
       },
     });
     const statuses: number[] = [];

@@ -25,11 +25,17 @@ const ROOMY: RateLimitPolicies = {
   createLink: { limit: 1000, windowMs: MINUTE },
   resolve: { limit: 1000, windowMs: MINUTE },
   unknownCode: { limit: 1000, windowMs: MINUTE },
+  createWebhook: { limit: 1000, windowMs: MINUTE },
 };
 
 /** An app with rate limits on, nobody exempt, and `policies` narrowed. */
-async function limitedApp(t: TestContext, policies: Partial<RateLimitPolicies>, overrides: Partial<Config> = {}) {
-  return appFor(t, { rateLimit: true, rateLimitExempt: [], rateLimitPolicies: { ...ROOMY, ...policies }, ...overrides });
+async function limitedApp(
+  t: TestContext,
+  policies: Partial<RateLimitPolicies>,
+  overrides: Partial<Config> = {},
+  extra: Parameters<typeof appFor>[2] = {},
+) {
+  return appFor(t, { rateLimit: true, rateLimitExempt: [], rateLimitPolicies: { ...ROOMY, ...policies }, ...overrides }, extra);
 }
 
 /** Asserts a 429 in the contract's form, and returns the seconds it asks the client to wait. */
@@ -66,6 +72,12 @@ async function linkFor(app: FastifyInstance, code: string, short: string): Promi
 
 function resolveFrom(app: FastifyInstance, remoteAddress: string, short: string, via: 'api' | 'redirect' = 'api') {
   return app.inject({ method: 'GET', url: via === 'api' ? `/v1/get/${short}` : `/${short}`, remoteAddress });
+}
+
+function createWebhookFrom(app: FastifyInstance, remoteAddress: string, code: string, url: string) {
+  return app.inject({
+    method: 'POST', url: '/v1/webhooks', headers: { authorization: `Bearer ${code}` }, payload: { url, events: 'link.created' }, remoteAddress,
+  });
 }
 
 async function listFrom(app: FastifyInstance, remoteAddress: string, code: string): Promise<LinkJson[]> {
@@ -189,6 +201,37 @@ describe('link creation limit (per account)', () => {
   });
 });
 
+describe('webhook registration limit (per account)', () => {
+  test('refuses registrations past the limit for that account before resolving the target, from any address, and only for it', async (t) => {
+    const lookups: string[] = [];
+    // Every name resolves to a private address: refused with 400 after its lookup, so the
+    // account never reaches its cap of 5 and only the rate limit can answer 429.
+    const resolve = async (hostname: string) => {
+      lookups.push(hostname);
+      return [{ address: '10.0.0.1', family: 4 }];
+    };
+    const { app } = await limitedApp(t, { createWebhook: { limit: 3, windowMs: MINUTE } }, { webhookAllowPrivate: false }, { webhooks: { resolve, dispatch: false } });
+    const first = await account(app);
+    const second = await account(app);
+    for (let i = 1; i <= 3; i++) {
+      const response = await createWebhookFrom(app, CLIENT, first.code, `https://hooks${i}.example.com/`);
+      assertError(response, 400, 'create webhook');
+    }
+    assert.equal(lookups.length, 3);
+    assertLimited(await createWebhookFrom(app, CLIENT, first.code, 'https://hooks4.example.com/'), 'create webhook');
+    assertLimited(await createWebhookFrom(app, OTHER_CLIENT, first.code, 'https://hooks5.example.com/'), 'create webhook');
+    // A bad parameter counts too, and is refused by the limit before it is read.
+    assertLimited(await createWebhookFrom(app, CLIENT, first.code, 'ftp://nowhere'), 'create webhook');
+    assert.equal(lookups.length, 3, 'no DNS lookup once the account is limited');
+    const listed = await app.inject({ method: 'GET', url: '/v1/webhooks', headers: { authorization: `Bearer ${first.code}` }, remoteAddress: CLIENT });
+    assert.deepEqual(listed.json(), [], 'nothing was registered');
+    // Another account from the same address is untouched, and its link creation too.
+    assertError(await createWebhookFrom(app, CLIENT, second.code, 'https://other.example.com/'), 400, 'create webhook');
+    assert.equal(lookups.length, 4);
+    assert.equal((await createLinkFrom(app, CLIENT, first.code, { url: 'https://example.org/' })).statusCode, 200);
+  });
+});
+
 describe('resolution limit (per client address)', () => {
   test('refuses resolutions and redirects past the limit in plain text, and does not count them', async (t) => {
     const { app } = await limitedApp(t, { resolve: { limit: 5, windowMs: MINUTE } });
@@ -245,6 +288,7 @@ describe('exemptions and switches', () => {
     createLink: { limit: 1, windowMs: MINUTE },
     resolve: { limit: 1, windowMs: MINUTE },
     unknownCode: { limit: 1, windowMs: MINUTE },
+    createWebhook: { limit: 1, windowMs: MINUTE },
   };
 
   test('exempts nobody by default: loopback (a proxy on this host) is limited like any client', async (t) => {
@@ -286,6 +330,7 @@ describe('exemptions and switches', () => {
       RATE_LIMIT_CREATE_LINK: '4/30s',
       RATE_LIMIT_RESOLVE: '5/1h',
       RATE_LIMIT_UNKNOWN_CODE: '6/2m',
+      RATE_LIMIT_CREATE_WEBHOOK: '7/3h',
     });
     assert.deepEqual(config.rateLimitPolicies, {
       newAccount: { limit: 2, windowMs: MINUTE },
@@ -293,6 +338,7 @@ describe('exemptions and switches', () => {
       createLink: { limit: 4, windowMs: 30_000 },
       resolve: { limit: 5, windowMs: 60 * MINUTE },
       unknownCode: { limit: 6, windowMs: 2 * MINUTE },
+      createWebhook: { limit: 7, windowMs: 180 * MINUTE },
     });
     const { app } = await appFor(t, config);
     for (let i = 0; i < 2; i++) assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
@@ -300,11 +346,18 @@ describe('exemptions and switches', () => {
     const { code } = await account(app);
     for (let i = 0; i < 4; i++) assert.equal((await createLinkFrom(app, CLIENT, code, { url: 'https://example.org/' })).statusCode, 200);
     assertLimited(await createLinkFrom(app, CLIENT, code, { url: 'https://example.org/' }), 'create link', 30_000);
+    for (let i = 0; i < 7; i++) assertError(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 400, 'create webhook');
+    assertLimited(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 'create webhook', 180 * MINUTE);
+  });
+
+  test('refuses a RATE_LIMIT_CREATE_WEBHOOK that is not a count per window', () => {
+    assert.throws(() => loadConfig({ RATE_LIMIT_CREATE_WEBHOOK: '20 per hour' }), /RATE_LIMIT_CREATE_WEBHOOK must look like 100\/1m/);
   });
 
   test('keeps the documented defaults when no RATE_LIMIT_* variable is set', () => {
     const config = loadConfig({});
     assert.deepEqual(config.rateLimitPolicies, DEFAULT_RATE_LIMIT_POLICIES);
+    assert.deepEqual(config.rateLimitPolicies.createWebhook, { limit: 20, windowMs: 60 * MINUTE });
     assert.deepEqual(config.rateLimitExempt, []);
     assert.equal(config.rateLimitIpv6Prefix, 64);
     assert.equal(config.trustProxy, false);
@@ -322,6 +375,7 @@ describe('exemptions and switches', () => {
     }
     for (let i = 0; i < 5; i++) assert.equal((await resolveFrom(app, CLIENT, 'off-0')).statusCode, 200);
     for (let i = 0; i < 5; i++) assert.equal((await resolveFrom(app, CLIENT, `missing-${i}`)).statusCode, 404);
+    for (let i = 0; i < 5; i++) assertError(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 400, 'create webhook');
   });
 });
 

@@ -37,7 +37,7 @@ export function deliveryBody(delivery: DeliveryRecord): Delivery {
   };
 }
 
-export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenticate }: WebhookRoutesDeps): void {
+export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenticate, rateLimits }: WebhookRoutesDeps): void {
   app.post(
     '/v1/webhooks',
     {
@@ -50,7 +50,8 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
           'Parameters in the query string or in a JSON or URL-encoded form body. At most 5 per account. Events are POSTed as ' +
           '`{type, timestamp, data}` with the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), ' +
           'signed with the `Secret` of this answer, which is never shown again. Targets on loopback, private or link-local ' +
-          'addresses are refused.',
+          'addresses are refused. Limited per account (`RATE_LIMIT_CREATE_WEBHOOK`, 20 per hour by default): past it, 429 ' +
+          'with `Retry-After`.',
         tags: ['webhooks'],
         security: ACCESS_CODE_SECURITY,
         querystring: CreateWebhookQuery,
@@ -63,8 +64,11 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
       },
     },
     async (request, reply) => {
+      const account = accountOf(request);
+      // Before the parameters and the target's DNS lookup: every attempt counts, refused ones too.
+      if (rateLimits.applies(request)) await rateLimits.createWebhook(request, account.uid);
       const { url, events } = readParameters(['url', 'events'], request.query, request.body);
-      const created = await webhooks.create(accountOf(request), { url, events });
+      const created = await webhooks.create(account, { url, events });
       // The secret is in this answer only.
       reply.header('cache-control', 'no-store');
       return createdWebhookBody(created);
