@@ -200,7 +200,7 @@ export async function buildApp({
   registerStatsRoutes(app, { stats: createStatsService({ store, clock }), authenticate, rateLimits });
   registerEventRoutes(app, { live, authenticate, untimed: (reply) => requestDeadline.finish(reply), isClosing: () => draining() || isClosing() });
   if (config.adminToken !== undefined) {
-    const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid) });
+    const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid), events: events.links });
     registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl });
   }
   // Webhooks (CONTRACT §7.5, ADR 21): secrets sealed under WEBHOOK_SECRET_KEY when it is set.

@@ -7,7 +7,8 @@
 import { domainToUnicode } from 'node:url';
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
 import type { AdminAccount, Administration, FoundLink } from '../store/admin.ts';
-import type { LinkDetailsRecord, LinkRecord } from '../store/store.ts';
+import type { LinkEventSink } from '../events/domain-events.ts';
+import type { LinkDetailsRecord } from '../store/store.ts';
 
 /** One page of a list; `next` is the cursor of the following page, undefined on the last. */
 export interface Page<T> {
@@ -35,8 +36,8 @@ export interface AdminService {
   listAccounts(parameters: ListParameters): Promise<Page<AdminAccount>>;
   updateAccount(parameters: UpdateAccountParameters): Promise<AdminAccount>;
   searchLinks(parameters: SearchLinksParameters): Promise<Page<LinkDetailsRecord>>;
-  /** Deletes the link whoever owns it; the link as it was. */
-  takeDown(shortCode: string | undefined): Promise<LinkRecord>;
+  /** Deletes the link whoever owns it, telling the owner's webhooks and streams; the link as it was. */
+  takeDown(shortCode: string | undefined): Promise<LinkDetailsRecord>;
 }
 
 export interface AdminServiceDeps {
@@ -44,6 +45,11 @@ export interface AdminServiceDeps {
   readonly store: Administration;
   /** Told about every account this service changed, so that cached copies go at once. */
   readonly accountChanged: (uid: number) => void;
+  /**
+   * The live stream, in a server process: a takedown is published to the owner's streams once
+   * committed. The CLI has none (its takedown still reaches the webhooks, through the outbox).
+   */
+  readonly events?: Pick<LinkEventSink, 'linkDeleted'>;
 }
 
 /** Without `limit`, a page holds this many; at most MAX_LIMIT. */
@@ -95,7 +101,7 @@ function targetOnHost(pointsTo: string, host: string): boolean {
   return hostname !== undefined && (hostname === host || hostname.endsWith(`.${host}`));
 }
 
-export function createAdminService({ store, accountChanged }: AdminServiceDeps): AdminService {
+export function createAdminService({ store, accountChanged, events }: AdminServiceDeps): AdminService {
   return {
     async listAccounts(parameters) {
       const limit = pageLimit(parameters.limit);
@@ -164,6 +170,7 @@ export function createAdminService({ store, accountChanged }: AdminServiceDeps):
       // A NUL is in no shortcode (and PostgreSQL refuses it as a parameter).
       const removed = shortCode.includes('\u0000') ? undefined : await store.takeDownLink(shortCode);
       if (removed === undefined) throw new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
+      events?.linkDeleted(removed);
       return removed;
     },
   };

@@ -7,7 +7,7 @@
  * keeps: an account's `link_count` always equals the links it holds, a shortcode belongs to
  * one link, and the cap is settled by the database inside each write transaction.
  */
-import type { AccountRecord, LinkDetailsRecord, LinkRecord, NewAccount } from './store.ts';
+import type { AccountRecord, LinkDetailsRecord, NewAccount } from './store.ts';
 
 // The opener and its error, where the CLI has always imported them from.
 export { openAdminStore, type OpenAdminOptions } from './open-store.ts';
@@ -60,8 +60,12 @@ export interface Administration {
   /** Changes MaxLinks and/or Disabled, refusing a cap below the links held (atomically). */
   updateAccount(uid: number, changes: AccountChanges): Promise<UpdateAccountResult>;
   searchLinks(search: LinkSearch): Promise<FoundLink[]>;
-  /** Deletes the link whoever owns it, freeing the owner's slot; the link as it was, or undefined. */
-  takeDownLink(shortCode: string): Promise<LinkRecord | undefined>;
+  /**
+   * Deletes the link whoever owns it, freeing the owner's slot and writing a link.deleted
+   * event for the owner's subscribed webhooks, in one transaction; the link as it was (its
+   * details, the event's data), or undefined.
+   */
+  takeDownLink(shortCode: string): Promise<LinkDetailsRecord | undefined>;
 }
 
 /** One link as `export` writes it. */

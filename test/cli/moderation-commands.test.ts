@@ -93,9 +93,28 @@ function moderationSuite(engine: string, setUp: () => Promise<{ url: string; rem
     });
 
     test('admin takedown deletes any account\'s link and frees its slot; unknown fails', async () => {
+      const hookId = `wh_${'0'.repeat(20)}${String(owner.uid).padStart(4, '0')}`;
+      const store = await openDatabase(database.url);
+      try {
+        const created = await store.webhooks.create({
+          id: hookId, accountUid: owner.uid, url: 'https://receiver.example/', events: ['link.deleted'], dateCreated: new Date().toISOString(), sealedSecret: 'v1.x',
+        });
+        assert.equal(created, 'created');
+      } finally {
+        await store.close();
+      }
       const result = await runCli(['admin', 'takedown', 'mod-phish'], { env });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout, `Took down mod-phish → https://login.phish.example/account (account ${owner.uid}).\n`);
+      // The owner's webhook hears of it: the outbox row the CLI wrote is there for the servers' dispatchers.
+      const reader = await openDatabase(database.url);
+      try {
+        const events = (await reader.webhooks.claim({ now: Date.now(), leaseMs: 60_000, owner: 'cli-test', limit: 100, busyWebhooks: [] }))
+          .filter((event) => event.webhookId === hookId);
+        assert.deepEqual(events.map((event) => [event.type, (JSON.parse(event.data) as { ShortCode: string }).ShortCode]), [['link.deleted', 'mod-phish']]);
+      } finally {
+        await reader.close();
+      }
       const again = await runCli(['admin', 'takedown', 'mod-phish'], { env });
       assert.equal(again.code, 1);
       assert.match(again.stderr, /no link has this shortcode/);

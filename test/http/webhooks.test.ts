@@ -11,9 +11,11 @@ import type { Config } from '../../src/config.ts';
 import type { CreatedWebhook, Delivery, Webhook as WebhookBody } from '../../src/http/schemas.ts';
 import { newAccount, type TestAppExtras } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
-import { appFor, assertError, createLinkOk } from './support.ts';
+import { openEventStream } from '../helpers/event-stream.ts';
+import { appFor, assertError, createLinkOk, listen } from './support.ts';
 
 const KEY = 'k'.repeat(40);
+const ADMIN_TOKEN = 'a'.repeat(40);
 const ALL = 'link.created,link.updated,link.deleted,link.visited,account.rotated';
 
 interface Event { type: string; timestamp: string; data: Record<string, unknown> }
@@ -106,6 +108,27 @@ describe('webhooks', () => {
     await new Promise((resolve) => setTimeout(resolve, 300)); // anything else would have come by now
     assert.equal(r.received.length, 1);
     assert.match(r.received[0]!.body, new RegExp(`"type":"link.deleted".*"ShortCode":"${a}"`));
+  });
+
+  test('an administrator\'s takedown tells the owner\'s webhooks and live stream: link.deleted with the link\'s last state', async (t) => {
+    const { app } = await hookApp(t, { adminToken: ADMIN_TOKEN });
+    const { host, port } = await listen(app);
+    const r = await receiver(t);
+    const owner = await newAccount(app);
+    const hook = await addWebhook(app, owner.code, r.url, 'link.deleted');
+    const stream = await openEventStream(`http://${host}:${port}`, { authorization: `Bearer ${owner.code}` });
+    t.after(() => stream.close());
+    const short = await createLinkOk(app, owner.code, { url: 'https://phish.example/login', title: 'Bait' });
+    const takenDown = await app.inject({ method: 'DELETE', url: '/v1/admin/link', query: { short }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.equal(takenDown.statusCode, 200, takenDown.body);
+
+    const live = await stream.next((e) => e.event === 'link.deleted', 'link.deleted on the stream');
+    assert.deepEqual([live.data.data.ShortCode, live.data.data.PointsTo, live.data.data.Title], [short, 'https://phish.example/login', 'Bait']);
+    await r.until((got) => got.length >= 1);
+    const [event] = verified(hook.Secret, r);
+    assert.equal(event!.type, 'link.deleted');
+    assert.deepEqual(event!.data, live.data.data, 'the same LinkDetails on both');
+    assert.equal(event!.data.CreatedBy, owner.uid);
   });
 
   test('retries a receiver that fails with the same webhook-id and the same body, until it answers 2xx', async (t) => {

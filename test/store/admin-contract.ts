@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { AdminStore, ExportedLink, ImportLink, ImportOptions } from '../../src/store/admin.ts';
+import type { EventType } from '../../src/events/events.ts';
 import type { AccountRecord, Store } from '../../src/store/store.ts';
 
 /** What a backend's factory hands the suite for one test. */
@@ -163,6 +164,39 @@ export function adminStoreContract(name: string, open: () => Promise<OpenedAdmin
         assert.equal((await admin.takeDownLink(code('Mod')))?.createdBy, account.uid);
         assert.equal(await store.findLink(code('Mod')), undefined);
         assert.deepEqual(plain(await admin.findAccount(account.uid)), { ...plain(account), linkCount: 0 });
+      });
+    });
+
+    describe('events (CONTRACT §7.5)', () => {
+      function webhookFor(accountUid: number, events: readonly EventType[]) {
+        return {
+          id: `wh_${randomBytes(12).toString('hex')}`, accountUid, url: 'https://receiver.example/hook', events,
+          dateCreated: new Date().toISOString(), sealedSecret: 'v1.sealed',
+        };
+      }
+      async function claimed(webhookId: string) {
+        const events = await store.webhooks.claim({ now: Date.now(), leaseMs: 60_000, owner: 'admin-contract', limit: 100, busyWebhooks: [] });
+        return events.filter((event) => event.webhookId === webhookId);
+      }
+
+      test('takeDownLink writes link.deleted for the owner\'s webhooks, which the server\'s dispatcher then claims', async () => {
+        const account = await createAccount();
+        const hook = webhookFor(account.uid, ['link.deleted']);
+        assert.equal(await store.webhooks.create(hook), 'created');
+        await createLinks(account.uid, ['Gone']);
+        assert.equal((await admin.takeDownLink(code('Gone')))?.createdBy, account.uid);
+        const events = await claimed(hook.id);
+        assert.deepEqual(events.map((event) => event.type), ['link.deleted']);
+        const data = JSON.parse(events[0]!.data) as { ShortCode: string; CreatedBy: number; Tags: string[] };
+        assert.deepEqual([data.ShortCode, data.CreatedBy, data.Tags], [code('Gone'), account.uid, []]);
+      });
+
+      test('importLinks writes no link.created events, by decision (docs/webhooks.md)', async () => {
+        const account = await createAccount();
+        const hook = webhookFor(account.uid, ['link.created']);
+        assert.equal(await store.webhooks.create(hook), 'created');
+        assert.deepEqual(await admin.importLinks([row('quiet')], { ...WRITE, accountUid: account.uid }), ['imported']);
+        assert.deepEqual(await claimed(hook.id), []);
       });
     });
 

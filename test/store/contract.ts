@@ -571,9 +571,13 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
 
       test('takeDownLink deletes any account\'s link, frees its slot and shortcode, and answers it', async () => {
         const account = await createAccount(1);
-        await store.createLink(link(account.uid, code('bad'), 'https://bad.example/'));
+        const created = link(account.uid, code('bad'), 'https://bad.example/');
+        await store.createLink({ ...created, tags: ['x'] });
         const removed = await store.takeDownLink(code('bad'));
-        assert.deepEqual(plain(removed), { shortCode: code('bad'), pointsTo: 'https://bad.example/', createdBy: account.uid, accesses: 0 });
+        assert.deepEqual(plain(removed), {
+          shortCode: code('bad'), pointsTo: 'https://bad.example/', createdBy: account.uid, accesses: 0,
+          dateCreated: created.dateCreated, title: null, tags: ['x'], expiresAt: null, maxVisits: null,
+        }, 'its last state, details included');
         assert.equal(await store.findLink(code('bad')), undefined);
         assert.equal(await store.takeDownLink(code('bad')), undefined);
         assert.equal(await store.createLink(link(account.uid, code('good'))), 'created');
@@ -1055,6 +1059,26 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.equal(log.status, 'found');
         assert.deepEqual(log.status === 'found' ? log.deliveries.map((d) => d.type) : [], ['link.deleted', 'link.created']);
         assert.deepEqual(await store.webhooks.deliveries(hook.id, account.uid + 1000), { status: 'not_owner' });
+      });
+
+      test('a takedown writes link.deleted (the link\'s last state) for the owner\'s subscribed webhooks, in its own transaction', async () => {
+        const account = await createAccount();
+        const hook = webhook(account.uid, ['link.deleted']);
+        const deaf = webhook(account.uid, ['link.created', 'link.updated']);
+        assert.equal(await store.webhooks.create(hook), 'created');
+        assert.equal(await store.webhooks.create(deaf), 'created');
+        assert.equal(await store.createLink(link(account.uid, code('td'), 'https://phish.example/')), 'created');
+        assert.equal((await store.updateLink(code('td'), account.uid, { title: 'Last' })).status, 'updated');
+        await takeAll(hook.id);
+        await takeAll(deaf.id);
+        assert.equal((await store.takeDownLink(code('td')))?.createdBy, account.uid);
+        const events = await takeAll(hook.id);
+        assert.deepEqual(events.map((event) => event.type), ['link.deleted']);
+        const data = JSON.parse(events[0]!.data) as { ShortCode: string; PointsTo: string; CreatedBy: number; Title: string };
+        assert.deepEqual([data.ShortCode, data.PointsTo, data.CreatedBy, data.Title], [code('td'), 'https://phish.example/', account.uid, 'Last']);
+        assert.deepEqual(await takeAll(deaf.id), [], 'only to webhooks subscribed to link.deleted');
+        assert.equal(await store.takeDownLink(code('td')), undefined);
+        assert.deepEqual(await takeAll(hook.id), [], 'a takedown of nothing writes nothing');
       });
 
       test('a claimed event is leased: no other dispatcher gets it until the lease passes; a lost lease settles nothing', async () => {

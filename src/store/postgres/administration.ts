@@ -3,12 +3,15 @@
  * the CLI's admin store (the same name as ../sqlite/administration.ts). Each call is one
  * statement or one transaction on the pool it is given.
  */
+import { EventType } from '../../events/events.ts';
+import { linkDetailsData } from '../../events/payloads.ts';
 import type { AccountChanges, AdminAccount, FoundLink, LinkSearch, UpdateAccountResult } from '../admin.ts';
-import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
+import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS } from '../columns.ts';
 import { detailsOf, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
-import type { AccountRecord, LinkRecord } from '../store.ts';
+import type { AccountRecord, LinkDetailsRecord } from '../store.ts';
 import { ACCOUNT_WEBHOOK_TABLES } from '../webhooks.ts';
 import type { Sql } from './connection.ts';
+import { outbox } from './webhooks.ts';
 
 export interface PostgresAdministration {
   rotateAccessCode(uid: number, codeHash: string, newCodeHash: string): Promise<AccountRecord | undefined>;
@@ -17,7 +20,7 @@ export interface PostgresAdministration {
   listAccounts(after: number, limit: number): Promise<AdminAccount[]>;
   updateAccount(uid: number, changes: AccountChanges): Promise<UpdateAccountResult>;
   searchLinks(search: LinkSearch): Promise<FoundLink[]>;
-  takeDownLink(shortCode: string): Promise<LinkRecord | undefined>;
+  takeDownLink(shortCode: string): Promise<LinkDetailsRecord | undefined>;
 }
 
 export function administration(sql: Sql): PostgresAdministration {
@@ -87,15 +90,17 @@ export function administration(sql: Sql): PostgresAdministration {
     },
 
     async takeDownLink(shortCode) {
-      // One statement: the delete and the owner's freed slot commit together.
-      const [row] = await sql<LinkRecord[]>`
-        WITH removed AS (
-          DELETE FROM links WHERE short_code = ${shortCode} RETURNING ${sql.unsafe(LINK_COLUMNS)}
-        ), freed AS (
-          UPDATE accounts SET link_count = link_count - 1 WHERE uid IN (SELECT "createdBy" FROM removed) RETURNING uid
-        )
-        SELECT * FROM removed`;
-      return row === undefined ? undefined : { ...row };
+      // One transaction: the delete, the owner's freed slot and the owner's link.deleted
+      // outbox rows (docs/webhooks.md) commit together.
+      return sql.begin(async (tx): Promise<LinkDetailsRecord | undefined> => {
+        const [row] = await tx<LinkDetailsRow[]>`
+          DELETE FROM links WHERE short_code = ${shortCode} RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
+        if (row === undefined) return undefined;
+        const link = detailsOf(row);
+        await tx`UPDATE accounts SET link_count = link_count - 1 WHERE uid = ${link.createdBy}`;
+        await outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(link), link.createdBy);
+        return link;
+      }) as Promise<LinkDetailsRecord | undefined>;
     },
   };
 }

@@ -28,12 +28,14 @@ export interface PostgresOutbox {
   write(tx: postgres.TransactionSql | Sql, type: EventType, timestamp: string, data: unknown, accountUid: number): Promise<void>;
 }
 
+/** The outbox, for the store's changes and for the admin store's takedowns (CLI). */
+export const outbox: PostgresOutbox = {
+  async write(tx, type, timestamp, data, accountUid) {
+    await tx.unsafe(OUTBOX_INSERT, [newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type)]);
+  },
+};
+
 export function prepareWebhooks(sql: Sql, timed: <R>(work: () => PromiseLike<R>) => Promise<Awaited<R>>): { store: WebhookStore; outbox: PostgresOutbox } {
-  const outbox: PostgresOutbox = {
-    async write(tx, type, timestamp, data, accountUid) {
-      await tx.unsafe(OUTBOX_INSERT, [newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type)]);
-    },
-  };
 
   async function removeWebhook(tx: postgres.TransactionSql, id: string): Promise<void> {
     await tx`DELETE FROM webhook_events WHERE webhook_id = ${id}`;

@@ -5,12 +5,15 @@
  * and reads in its shared read, the admin store in its own `BEGIN IMMEDIATE`.
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { EventType } from '../../events/events.ts';
+import { linkDetailsData } from '../../events/payloads.ts';
 import type { AccountChanges, AdminAccount, FoundLink, LinkSearch, UpdateAccountResult } from '../admin.ts';
-import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
+import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS } from '../columns.ts';
 import { detailsOf, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
-import type { AccountRecord, LinkRecord } from '../store.ts';
+import type { AccountRecord, LinkDetailsRecord } from '../store.ts';
 import { ACCOUNT_WEBHOOK_TABLES } from '../webhooks.ts';
 import { GIVE_BACK_SLOT } from './cap.ts';
+import { prepareOutbox } from './webhooks.ts';
 
 /** SQLite keeps `disabled` as 0 or 1; the records say true or false. */
 export function accountOf<T extends AccountRecord>(row: unknown): T {
@@ -25,7 +28,7 @@ export interface SqliteAdministration {
   listAccounts(after: number, limit: number): AdminAccount[];
   updateAccount(uid: number, changes: AccountChanges): UpdateAccountResult;
   searchLinks(search: LinkSearch): FoundLink[];
-  takeDownLink(shortCode: string): LinkRecord | undefined;
+  takeDownLink(shortCode: string): LinkDetailsRecord | undefined;
 }
 
 export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
@@ -52,9 +55,10 @@ export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
          AND (?3 IS NULL OR instr(lower(points_to), ?3) > 0 OR instr(lower(points_to), ?4) > 0)
        ORDER BY id LIMIT ?5`,
     ),
-    takeDown: db.prepare(`DELETE FROM links WHERE short_code = ? RETURNING ${LINK_COLUMNS}`),
+    takeDown: db.prepare(`DELETE FROM links WHERE short_code = ? RETURNING ${LINK_DETAILS_COLUMNS}`),
     giveBackSlot: db.prepare(GIVE_BACK_SLOT),
   };
+  const outbox = prepareOutbox(db);
 
   function findAccount(uid: number): AdminAccount | undefined {
     const row = statements.findAccount.get(uid);
@@ -96,9 +100,13 @@ export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
     },
 
     takeDownLink(shortCode) {
-      const row = statements.takeDown.get(shortCode) as LinkRecord | undefined;
-      if (row !== undefined) statements.giveBackSlot.run(row.createdBy);
-      return row === undefined ? undefined : { ...row };
+      const row = statements.takeDown.get(shortCode) as LinkDetailsRow | undefined;
+      if (row === undefined) return undefined;
+      const link = detailsOf(row);
+      statements.giveBackSlot.run(link.createdBy);
+      // The owner's integrations hear of it as of their own delete (docs/webhooks.md).
+      outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(link), link.createdBy);
+      return link;
     },
   };
 }

@@ -22,13 +22,22 @@ export interface SqliteOutbox {
 
 const sqlite = (n: number): string => `?${n}`;
 
+/** The outbox on `db`: for the store's changes, and for the admin store's takedowns (CLI). */
+export function prepareOutbox(db: DatabaseSync): SqliteOutbox {
+  const insert = db.prepare(outboxInsertSql(sqlite));
+  return {
+    write(type, timestamp, data, accountUid) {
+      insert.run(newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type));
+    },
+  };
+}
+
 export function prepareWebhooks(
   db: DatabaseSync,
   read: <R>(work: () => R) => Promise<R>,
   writes: WriteBatch,
 ): { store: WebhookStore; outbox: SqliteOutbox } {
   const statements = {
-    outbox: db.prepare(outboxInsertSql(sqlite)),
     takeSlot: db.prepare(`UPDATE accounts SET webhook_count = webhook_count + 1 WHERE uid = ? AND webhook_count < ${MAX_WEBHOOKS}`),
     giveBackSlot: db.prepare('UPDATE accounts SET webhook_count = webhook_count - 1 WHERE uid = ?'),
     insert: db.prepare(
@@ -89,11 +98,7 @@ export function prepareWebhooks(
     statements.deleteWebhook.run(id);
   }
 
-  const outbox: SqliteOutbox = {
-    write(type, timestamp, data, accountUid) {
-      statements.outbox.run(newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type));
-    },
-  };
+  const outbox = prepareOutbox(db);
 
   const store: WebhookStore = {
     create(webhook) {
