@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '../errors.ts';
 import type { AccountEventSink } from '../events/domain-events.ts';
+import { newEventId } from '../events/payloads.ts';
 import type { AccountRecord, Store } from '../store/store.ts';
 import { createAccountCache } from './account-cache.ts';
 import { hashAccessCode, isWellFormedAccessCode, newAccessCode } from './access-code.ts';
@@ -102,10 +103,11 @@ export function createAccountService({
       const accessCode = newAccessCode();
       // Conditional on the old digest: of two rotations racing with one code, one wins and the
       // other finds its code no longer valid.
-      const record = await store.rotateAccessCode(account.uid, codeHash, hashAccessCode(accessCode));
+      const eventId = newEventId();
+      const record = await store.rotateAccessCode(account.uid, codeHash, hashAccessCode(accessCode), eventId);
       cache.evict(codeHash);
       if (record === undefined) throw notValid();
-      events?.accountRotated(record.uid);
+      events?.accountRotated(record.uid, eventId);
       return { ...record, accessCode };
     },
 

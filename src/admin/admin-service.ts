@@ -8,6 +8,7 @@ import { domainToUnicode } from 'node:url';
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
 import type { AdminAccount, Administration, FoundLink } from '../store/admin.ts';
 import type { LinkEventSink } from '../events/domain-events.ts';
+import { newEventId } from '../events/payloads.ts';
 import type { LinkDetailsRecord } from '../store/store.ts';
 
 /** One page of a list; `next` is the cursor of the following page, undefined on the last. */
@@ -168,9 +169,10 @@ export function createAdminService({ store, accountChanged, events }: AdminServi
     async takeDown(shortCode) {
       if (shortCode === undefined) throw invalid('the parameter "short" is required');
       // A NUL is in no shortcode (and PostgreSQL refuses it as a parameter).
-      const removed = shortCode.includes('\u0000') ? undefined : await store.takeDownLink(shortCode);
+      const eventId = newEventId();
+      const removed = shortCode.includes('\u0000') ? undefined : await store.takeDownLink(shortCode, eventId);
       if (removed === undefined) throw new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
-      events?.linkDeleted(removed);
+      events?.linkDeleted(removed, eventId);
       return removed;
     },
   };

@@ -1,5 +1,6 @@
 /**
- * What the domain services tell about their committed changes, in the domain's own records;
+ * What the domain services tell about their committed changes, in the domain's own records,
+ * each with the id its webhook event was written with (the stream shows the same id);
  * the composition root turns them into ServiceEvents with the wire shapes
  * (src/http/event-payloads.ts) and publishes them live (ADR 19).
  */
@@ -8,12 +9,12 @@ import type { LinkDetailsRecord } from '../store/store.ts';
 export interface LinkEventSink {
   /** Whether anyone listens to the account's events (a delete reads the link's last state only then). */
   wants(accountUid: number): boolean;
-  linkCreated(link: LinkDetailsRecord): void;
-  linkUpdated(link: LinkDetailsRecord): void;
+  linkCreated(link: LinkDetailsRecord, eventId: string): void;
+  linkUpdated(link: LinkDetailsRecord, eventId: string): void;
   /** The link as it stood just before it was deleted. */
-  linkDeleted(link: LinkDetailsRecord): void;
+  linkDeleted(link: LinkDetailsRecord, eventId: string): void;
 }
 
 export interface AccountEventSink {
-  accountRotated(accountUid: number): void;
+  accountRotated(accountUid: number, eventId: string): void;
 }

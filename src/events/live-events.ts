@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventType, LiveEvents, ServiceEvent } from './events.ts';
+import { newEventId } from './payloads.ts';
 
 /** What processes tell each other: the accounts they listen to, an event, or "announce now". */
 export type LiveMessage =
@@ -54,9 +55,9 @@ export interface LiveEventsHub extends LiveEvents {
 
 type Listener = (event: ServiceEvent) => void;
 
-/** A new event with its id and time. */
-export function serviceEvent(type: EventType, accountUid: number | string, data: unknown, time: Date = new Date()): ServiceEvent {
-  return { id: randomUUID(), accountUid: String(accountUid), type, timestamp: time.toISOString(), data };
+/** A new event with its id (a change's outbox event id, or a fresh one) and time. */
+export function serviceEvent(type: EventType, accountUid: number | string, data: unknown, time: Date = new Date(), id: string = newEventId()): ServiceEvent {
+  return { id, accountUid: String(accountUid), type, timestamp: time.toISOString(), data };
 }
 
 export function createLiveEvents({

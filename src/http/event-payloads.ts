@@ -22,16 +22,17 @@ export interface EventPublisher {
 }
 
 export function createEventPublisher(live: LiveEventsHub, clock: () => Date): EventPublisher {
-  const publish = (type: EventType, uid: number, data: unknown) => live.publish(serviceEvent(type, uid, data, clock()));
+  // Changes carry the id of their outbox event (the webhook-id); visit batches get their own.
+  const publish = (type: EventType, uid: number, data: unknown, id?: string) => live.publish(serviceEvent(type, uid, data, clock(), id));
   return {
     links: {
       wants: (uid) => live.wants(String(uid)),
-      linkCreated: (link) => publish(EventType.LinkCreated, link.createdBy, linkDetailsBody(link)),
-      linkUpdated: (link) => publish(EventType.LinkUpdated, link.createdBy, linkDetailsBody(link)),
-      linkDeleted: (link) => publish(EventType.LinkDeleted, link.createdBy, linkDetailsBody(link)),
+      linkCreated: (link, eventId) => publish(EventType.LinkCreated, link.createdBy, linkDetailsBody(link), eventId),
+      linkUpdated: (link, eventId) => publish(EventType.LinkUpdated, link.createdBy, linkDetailsBody(link), eventId),
+      linkDeleted: (link, eventId) => publish(EventType.LinkDeleted, link.createdBy, linkDetailsBody(link), eventId),
     },
     accounts: {
-      accountRotated: (uid) => publish(EventType.AccountRotated, uid, { Uid: uid }),
+      accountRotated: (uid, eventId) => publish(EventType.AccountRotated, uid, { Uid: uid }, eventId),
     },
     countsCommitted(calls, outcomes) {
       // The whole cost of a batch nobody listens to. Otherwise the events are made after the

@@ -7,6 +7,7 @@ import {
 } from './link-details.ts';
 import type { Visit } from '../stats/visit.ts';
 import type { LinkEventSink } from '../events/domain-events.ts';
+import { newEventId } from '../events/payloads.ts';
 import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
 
@@ -160,12 +161,14 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
         expiresAt: input.expires === undefined || input.expires === '' ? null : parseExpires(input.expires, now),
         maxVisits: input.maxVisits === undefined || input.maxVisits === '' ? null : parseMaxVisits(input.maxVisits),
       };
+      // One id for whichever attempt commits: its outbox event's and its live event's.
+      const eventId = newEventId();
       const created = (code: string): string => {
-        events?.linkCreated({ shortCode: code, pointsTo, createdBy: account.uid, accesses: 0, dateCreated, ...details });
+        events?.linkCreated({ shortCode: code, pointsTo, createdBy: account.uid, accesses: 0, dateCreated, ...details }, eventId);
         return code;
       };
       if (shortCode !== undefined) {
-        const result = await store.createLink({ shortCode, pointsTo, createdBy: account.uid, dateCreated, ...details });
+        const result = await store.createLink({ shortCode, pointsTo, createdBy: account.uid, dateCreated, ...details, eventId });
         if (result === 'cap_reached') throw capReached(account);
         if (result === 'taken') {
           throw new DomainError(ErrorCode.ShortcodeTaken, `the shortcode "${shortCode}" is already taken`);
@@ -174,7 +177,7 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
       }
       for (let attempt = 0; attempt < GENERATION_ATTEMPTS; attempt++) {
         const generated = generateShortcode();
-        const result = await store.createLink({ shortCode: generated, pointsTo, createdBy: account.uid, dateCreated, ...details });
+        const result = await store.createLink({ shortCode: generated, pointsTo, createdBy: account.uid, dateCreated, ...details, eventId });
         if (result === 'created') return created(generated);
         if (result === 'cap_reached') throw capReached(account);
       }
@@ -185,12 +188,13 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
       if (!couldBeShortcode(shortCode)) throw notFound();
       // The event carries the link's last state: read only when someone listens.
       const last = events?.wants(account.uid) === true ? await ownLinkDetails(account.uid, shortCode) : undefined;
-      const result = await store.deleteLink(shortCode, account.uid);
+      const eventId = newEventId();
+      const result = await store.deleteLink(shortCode, account.uid, eventId);
       if (result === 'not_found') throw notFound();
       if (result === 'not_owner') {
         throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');
       }
-      if (last !== undefined) events?.linkDeleted(last);
+      if (last !== undefined) events?.linkDeleted(last, eventId);
     },
 
     list(account) {
@@ -223,10 +227,11 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
         ...(input.maxVisits === undefined ? {} : { maxVisits: input.maxVisits === '' ? null : parseMaxVisits(input.maxVisits) }),
       };
       if (!couldBeShortcode(shortCode)) throw notFound();
-      const result = await store.updateLink(shortCode, account.uid, changes);
+      const eventId = newEventId();
+      const result = await store.updateLink(shortCode, account.uid, changes, eventId);
       switch (result.status) {
         case 'updated':
-          events?.linkUpdated(result.link);
+          events?.linkUpdated(result.link, eventId);
           return result.link;
         case 'not_found': throw notFound();
         case 'not_owner': throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');

@@ -63,9 +63,9 @@ export interface Administration {
   /**
    * Deletes the link whoever owns it, freeing the owner's slot and writing a link.deleted
    * event for the owner's subscribed webhooks, in one transaction; the link as it was (its
-   * details, the event's data), or undefined.
+   * details, the event's data), or undefined. `eventId` is the event's id (a fresh one when omitted).
    */
-  takeDownLink(shortCode: string): Promise<LinkDetailsRecord | undefined>;
+  takeDownLink(shortCode: string, eventId?: string): Promise<LinkDetailsRecord | undefined>;
 }
 
 /** One link as `export` writes it. */

@@ -97,6 +97,8 @@ export interface NewLink extends LinkDetailsInput {
   readonly pointsTo: string;
   readonly createdBy: number;
   readonly dateCreated: string;
+  /** The id of its link.created event (outbox and live stream); a fresh one when omitted. */
+  readonly eventId?: string;
 }
 
 /** Outcome of an insert: cap is checked before uniqueness, as the contract orders them. */
@@ -145,7 +147,9 @@ export interface Store extends Administration {
   /**
    * Webhook registrations, the outbox and the delivery log (CONTRACT §7.5). The outbox rows
    * of createLink, updateLink, deleteLink, rotateAccessCode and resolveLink are written by
-   * those calls, in their own transaction.
+   * those calls, in their own transaction. Each takes the id its event is to have
+   * (`eventId`, made by the caller with newEventId(), so that the live stream shows the
+   * same id as the webhook deliveries); a fresh one when omitted.
    */
   readonly webhooks: WebhookStore;
 
@@ -156,7 +160,7 @@ export interface Store extends Administration {
    * Replaces the account's access-code digest, only while it is still `codeHash` (two racing
    * rotations with one code: one wins). Undefined when the account or that digest is gone.
    */
-  rotateAccessCode(uid: number, codeHash: string, newCodeHash: string): Promise<AccountRecord | undefined>;
+  rotateAccessCode(uid: number, codeHash: string, newCodeHash: string, eventId?: string): Promise<AccountRecord | undefined>;
 
   /** Deletes the account and every link it holds, in one transaction; false when there was none. */
   deleteAccount(uid: number): Promise<boolean>;
@@ -168,7 +172,7 @@ export interface Store extends Administration {
   createLink(link: NewLink): Promise<CreateLinkResult>;
 
   /** Deletes the link if `accountUid` owns it, freeing its slot and its shortcode. */
-  deleteLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult>;
+  deleteLink(shortCode: string, accountUid: number, eventId?: string): Promise<DeleteLinkResult>;
 
   /** The account's links, oldest first. */
   listLinks(accountUid: number): Promise<LinkRecord[]>;
@@ -184,7 +188,7 @@ export interface Store extends Administration {
    * Applies `changes` to the link if `accountUid` owns it and that account is not disabled,
    * in one atomic step; answers the link as it then stands. The shortcode and the count stay.
    */
-  updateLink(shortCode: string, accountUid: number, changes: LinkChanges): Promise<UpdateLinkResult>;
+  updateLink(shortCode: string, accountUid: number, changes: LinkChanges, eventId?: string): Promise<UpdateLinkResult>;
 
   /**
    * Counts one access and returns the link as it stands after it, or undefined when no

@@ -249,7 +249,7 @@ describe('commands against a running server', () => {
     const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; type: string; timestamp: string; data: { ShortCode: string } });
     assert.equal(lines.length, 2);
     assert.deepEqual(Object.keys(lines[0]!), ['id', 'type', 'timestamp', 'data']);
-    assert.match(lines[0]!.id, UUID_V4);
+    assert.match(lines[0]!.id, /^msg_[0-9a-f]{32}$/, 'the id of its webhook deliveries (webhook-id)');
     const types = lines.map((line) => line.type);
     assert.ok(['link.created,link.deleted', 'link.deleted,link.created'].includes(types.join(',')), types.join(','));
     const unknown = await cli(['events'], { env: { SHORTLINK_ACCESS_CODE: crypto.randomUUID() } });

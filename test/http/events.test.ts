@@ -33,7 +33,7 @@ describe('GET /v1/events', () => {
     const theirs = await createLinkOk(app, other.code, { url: TARGET });
     const short = await createLinkOk(app, owner.code, { url: TARGET, title: 'Hello', tags: 'a,b' });
     const created = await stream.next((e) => e.event === 'link.created', 'link.created');
-    assert.match(created.id, /^[0-9a-f-]{36}$/);
+    assert.match(created.id, /^msg_[0-9a-f]{32}$/);
     assert.deepEqual(Object.keys(created.data), ['type', 'timestamp', 'data']);
     assert.equal(created.data.type, 'link.created');
     assert.deepEqual(created.data.data, {

@@ -131,6 +131,38 @@ describe('webhooks', () => {
     assert.equal(event!.data.CreatedBy, owner.uid);
   });
 
+  test('the live stream\'s id of a change is its webhook-id, so an integrator using both can drop duplicates', async (t) => {
+    const { app } = await hookApp(t, { adminToken: ADMIN_TOKEN });
+    const { host, port } = await listen(app);
+    const r = await receiver(t);
+    const owner = await newAccount(app);
+    await addWebhook(app, owner.code, r.url, 'link.created,link.updated,link.deleted,account.rotated');
+    const stream = await openEventStream(`http://${host}:${port}`, { authorization: `Bearer ${owner.code}` });
+    t.after(() => stream.close());
+    const auth = { authorization: `Bearer ${owner.code}` };
+    const kept = await createLinkOk(app, owner.code, { url: 'https://example.com/kept' });
+    const custom = await createLinkOk(app, owner.code, { url: 'https://example.com/custom', short: 'custom-one' });
+    assert.equal((await app.inject({ method: 'PATCH', url: '/v1/link', headers: auth, payload: { short: kept, title: 'T' } })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'DELETE', url: '/v1/link', query: { short: kept }, headers: auth })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'DELETE', url: '/v1/admin/link', query: { short: custom }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).statusCode, 200);
+    const rotated = await app.inject({ method: 'POST', url: '/v1/rotate_access_code', headers: auth });
+    assert.equal(rotated.statusCode, 200, rotated.body);
+
+    await stream.next((e) => e.event === 'account.rotated', 'account.rotated');
+    await r.until((got) => got.length >= 6);
+    const delivered = new Map(r.received.map((request) => {
+      const event = JSON.parse(request.body) as Event;
+      return [`${event.type} ${String(event.data.ShortCode ?? event.data.Uid)}`, request.headers['webhook-id']];
+    }));
+    const streamed = new Map(stream.events.map((e) => [`${e.event} ${String(e.data.data.ShortCode ?? e.data.data.Uid)}`, e.id]));
+    const keys = [`link.created ${kept}`, `link.created ${custom}`, `link.updated ${kept}`, `link.deleted ${kept}`, `link.deleted ${custom}`, `account.rotated ${owner.uid}`];
+    assert.deepEqual([...delivered.keys()].sort(), [...keys].sort());
+    for (const key of keys) {
+      assert.match(String(streamed.get(key)), /^msg_[0-9a-f]{32}$/, key);
+      assert.equal(streamed.get(key), delivered.get(key), `${key}: the same id on the stream and in webhook-id`);
+    }
+  });
+
   test('retries a receiver that fails with the same webhook-id and the same body, until it answers 2xx', async (t) => {
     let offset = 0;
     const { app } = await hookApp(t, {}, { clock: () => Date.now() + offset });

@@ -1081,6 +1081,25 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.deepEqual(await takeAll(hook.id), [], 'a takedown of nothing writes nothing');
       });
 
+      test('each change writes its event with the id its caller gave (the live stream shows the same id)', async () => {
+        const codeHash = randomBytes(32).toString('hex');
+        const account = await store.createAccount({ codeHash, dateCreated: new Date().toISOString(), maxLinks: 5 });
+        const hook = webhook(account.uid);
+        assert.equal(await store.webhooks.create(hook), 'created');
+        const id = (name: string) => `msg_${name.padEnd(32, '0')}`;
+        assert.equal(await store.createLink({ ...link(account.uid, code('ia')), eventId: id('c') }), 'created');
+        assert.equal(await store.createLink({ ...link(account.uid, code('ib')), eventId: id('d') }), 'created');
+        assert.equal((await store.updateLink(code('ia'), account.uid, { title: 'T' }, id('e'))).status, 'updated');
+        assert.equal(await store.deleteLink(code('ia'), account.uid, id('f')), 'deleted');
+        assert.equal((await store.takeDownLink(code('ib'), id('a')))?.shortCode, code('ib'));
+        assert.equal((await store.rotateAccessCode(account.uid, codeHash, randomBytes(32).toString('hex'), id('b')))?.uid, account.uid);
+        const events = await takeAll(hook.id);
+        assert.deepEqual(events.map((event) => [event.type, event.eventId]), [
+          ['link.created', id('c')], ['link.created', id('d')], ['link.updated', id('e')], ['link.deleted', id('f')], ['link.deleted', id('a')],
+          ['account.rotated', id('b')],
+        ]);
+      });
+
       test('a claimed event is leased: no other dispatcher gets it until the lease passes; a lost lease settles nothing', async () => {
         const account = await createAccount();
         const hook = webhook(account.uid, ['link.created']);

@@ -46,10 +46,12 @@ describe('createLinkService: creating with a chosen shortcode', () => {
   test('stores the link as given, owned by the account, dated by the clock', async () => {
     const { store, links, account } = await fixture();
     assert.equal(await links.create(account, { url: 'https://example.org/a?b=c#d', short: 'chosen-1' }), 'chosen-1');
+    const [created] = createdLinks(store);
+    assert.match(String(created?.eventId), /^msg_[0-9a-f]{32}$/, 'the id its link.created event is to have');
     assert.deepEqual(createdLinks(store), [
       {
         shortCode: 'chosen-1', pointsTo: 'https://example.org/a?b=c#d', createdBy: account.uid, dateCreated: NOW.toISOString(),
-        title: null, tags: [], expiresAt: null, maxVisits: null,
+        title: null, tags: [], expiresAt: null, maxVisits: null, eventId: created?.eventId,
       },
     ]);
   });

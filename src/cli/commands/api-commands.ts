@@ -297,7 +297,8 @@ export const events: Command = {
 
 Prints your account's events as they happen on any instance (GET /v1/events): one JSON
 line each, {"id", "type", "timestamp", "data"}, for link.created, link.updated,
-link.deleted, link.visited (data.visits) and account.rotated. Runs until interrupted,
+link.deleted, link.visited (data.visits) and account.rotated; a change's id is the
+webhook-id of its webhook deliveries. Runs until interrupted,
 until N events have come, or until the server ends the stream (a restart). Events are
 not replayed: what happens while nothing listens is not shown.
 

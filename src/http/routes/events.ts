@@ -80,7 +80,8 @@ export function registerEventRoutes(app: FastifyInstance, { live, authenticate, 
         description:
           'Owner only. A `text/event-stream` that stays open: each event of the account (`link.created`, `link.updated`, ' +
           '`link.deleted`, `link.visited`, `account.rotated`) once its change has committed, from any instance, as ' +
-          '`id:`, `event:` (the type) and `data:` (the JSON below) lines; a `:` comment line every 15 s. Live only: ' +
+          '`id:`, `event:` (the type) and `data:` (the JSON below) lines; a `:` comment line every 15 s. The `id:` of a ' +
+          'change (all types but `link.visited`) is the `webhook-id` of its webhook deliveries. Live only: ' +
           'nothing is replayed on reconnect (`Last-Event-ID` is ignored); webhooks deliver durably. At most ' +
           `${EVENT_STREAM_BOUNDS.perAccount} streams per account (429 beyond). Browsers: use fetch() with the ` +
           'Authorization header, so the access code stays out of URLs.',
@@ -95,7 +96,7 @@ export function registerEventRoutes(app: FastifyInstance, { live, authenticate, 
                 schema: {
                   type: 'string',
                   examples: [
-                    'id: 3f0c…\nevent: link.visited\ndata: {"type":"link.visited","timestamp":"2026-11-25T19:00:00.000Z",' +
+                    'id: msg_3f0c…\nevent: link.visited\ndata: {"type":"link.visited","timestamp":"2026-11-25T19:00:00.000Z",' +
                       '"data":{"visits":[{"ShortCode":"abc123","Time":"2026-11-25T19:00:00.000Z","Bot":false,"Referrer":"(direct)",' +
                       '"Country":"ZZ","Browser":"Firefox","OperatingSystem":"Linux","Device":"desktop"}]}}\n\n',
                   ],

@@ -20,7 +20,7 @@ export interface PostgresAdministration {
   listAccounts(after: number, limit: number): Promise<AdminAccount[]>;
   updateAccount(uid: number, changes: AccountChanges): Promise<UpdateAccountResult>;
   searchLinks(search: LinkSearch): Promise<FoundLink[]>;
-  takeDownLink(shortCode: string): Promise<LinkDetailsRecord | undefined>;
+  takeDownLink(shortCode: string, eventId?: string): Promise<LinkDetailsRecord | undefined>;
 }
 
 export function administration(sql: Sql): PostgresAdministration {
@@ -89,7 +89,7 @@ export function administration(sql: Sql): PostgresAdministration {
       return rows.map((row) => ({ id: Number(row.id), link: detailsOf(row as unknown as LinkDetailsRow) }));
     },
 
-    async takeDownLink(shortCode) {
+    async takeDownLink(shortCode, eventId) {
       // One transaction: the delete, the owner's freed slot and the owner's link.deleted
       // outbox rows (docs/webhooks.md) commit together.
       return sql.begin(async (tx): Promise<LinkDetailsRecord | undefined> => {
@@ -98,7 +98,7 @@ export function administration(sql: Sql): PostgresAdministration {
         if (row === undefined) return undefined;
         const link = detailsOf(row);
         await tx`UPDATE accounts SET link_count = link_count - 1 WHERE uid = ${link.createdBy}`;
-        await outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(link), link.createdBy);
+        await outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(link), link.createdBy, eventId);
         return link;
       }) as Promise<LinkDetailsRecord | undefined>;
     },

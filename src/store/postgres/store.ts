@@ -228,7 +228,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         INSERT INTO webhook_events (event_id, webhook_id, type, occurred_at, data)
         SELECT e.event_id, w.id, ${EventType.LinkCreated}, e.occurred_at, e.data
           FROM created,
-               unnest(created.results, ${sql.array(sorted.map(() => newEventId()), 25)}::text[],
+               unnest(created.results, ${sql.array(sorted.map((l) => l.eventId ?? newEventId()), 25)}::text[],
                       ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
                       ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
                       ${sql.array(sorted.map((l) => JSON.stringify(newLinkData(l))), 25)}::text[])
@@ -272,13 +272,13 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return row;
     },
 
-    rotateAccessCode(uid, codeHash, newCodeHash) {
+    rotateAccessCode(uid, codeHash, newCodeHash, eventId) {
       // One transaction: the new digest and the account.rotated outbox rows commit together.
       return timed(() => sql.begin(async (tx) => {
         const [row] = await tx<AccountRecord[]>`
           UPDATE accounts SET code_hash = ${newCodeHash} WHERE uid = ${uid} AND code_hash = ${codeHash}
           RETURNING ${sql.unsafe(ACCOUNT_COLUMNS)}`;
-        if (row !== undefined) await webhooks.outbox.write(tx, EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid);
+        if (row !== undefined) await webhooks.outbox.write(tx, EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid, eventId);
         return row === undefined ? undefined : { ...row };
       })) as Promise<AccountRecord | undefined>;
     },
@@ -299,18 +299,18 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return timed(() => admin.searchLinks(search));
     },
 
-    takeDownLink(shortCode) {
-      return timed(() => admin.takeDownLink(shortCode));
+    takeDownLink(shortCode, eventId) {
+      return timed(() => admin.takeDownLink(shortCode, eventId));
     },
 
     createLink(link: NewLink) {
       return linkCreates.run(link);
     },
 
-    deleteLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult> {
+    deleteLink(shortCode: string, accountUid: number, eventId?: string): Promise<DeleteLinkResult> {
       // One deadline for the whole exchange. When it fires, the delete may still commit:
       // the client saw 503, and a retry answers 404 (ADR 15).
-      return withDeadline(deleteOwnLink(shortCode, accountUid), timeoutMs);
+      return withDeadline(deleteOwnLink(shortCode, accountUid, eventId), timeoutMs);
     },
 
     async listLinks(accountUid: number) {
@@ -339,7 +339,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       return { links: page.map(detailsOf), next: more ? Number(page.at(-1)!.id) : undefined };
     },
 
-    updateLink(shortCode: string, accountUid: number, changes: LinkChanges): Promise<UpdateLinkResult> {
+    updateLink(shortCode: string, accountUid: number, changes: LinkChanges, eventId?: string): Promise<UpdateLinkResult> {
       return withDeadline(guarded(() => sql.begin(async (tx): Promise<UpdateLinkResult> => {
         // The row lock orders this edit with the batches that count the link's accesses.
         const [owner] = await tx<{ createdBy: number; disabled: boolean }[]>`
@@ -358,7 +358,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
           WHERE short_code = ${shortCode}
           RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
         const link = detailsOf(row!);
-        await webhooks.outbox.write(tx, EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid);
+        await webhooks.outbox.write(tx, EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid, eventId);
         return { status: 'updated', link };
       })), timeoutMs);
     },
@@ -419,7 +419,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
    * Deletes `shortCode` if `accountUid` owns it, in one transaction with its freed slot and
    * its link.deleted outbox rows (the link's last state).
    */
-  async function deleteOwnLink(shortCode: string, accountUid: number): Promise<DeleteLinkResult> {
+  async function deleteOwnLink(shortCode: string, accountUid: number, eventId: string | undefined): Promise<DeleteLinkResult> {
     return guarded(() => sql.begin(async (tx): Promise<DeleteLinkResult> => {
       // The row lock orders this delete with a concurrent one: the second finds no row.
       const [owner] = await tx<{ createdBy: number }[]>`
@@ -429,7 +429,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const [removed] = await tx<LinkDetailsRow[]>`
         DELETE FROM links WHERE short_code = ${shortCode} RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
       await tx`UPDATE accounts SET link_count = link_count - 1 WHERE uid = ${accountUid}`;
-      await webhooks.outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed!)), accountUid);
+      await webhooks.outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed!)), accountUid, eventId);
       return 'deleted';
     })) as Promise<DeleteLinkResult>;
   }

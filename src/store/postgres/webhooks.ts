@@ -24,14 +24,14 @@ const COLLECT_LOCK = 0x5_7a_75_02;
 
 /** The outbox writes a change makes in its own transaction. */
 export interface PostgresOutbox {
-  /** One row per webhook of `accountUid` subscribed to `type`. */
-  write(tx: postgres.TransactionSql | Sql, type: EventType, timestamp: string, data: unknown, accountUid: number): Promise<void>;
+  /** One row per webhook of `accountUid` subscribed to `type`, all with the id `eventId`. */
+  write(tx: postgres.TransactionSql | Sql, type: EventType, timestamp: string, data: unknown, accountUid: number, eventId?: string): Promise<void>;
 }
 
 /** The outbox, for the store's changes and for the admin store's takedowns (CLI). */
 export const outbox: PostgresOutbox = {
-  async write(tx, type, timestamp, data, accountUid) {
-    await tx.unsafe(OUTBOX_INSERT, [newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type)]);
+  async write(tx, type, timestamp, data, accountUid, eventId = newEventId()) {
+    await tx.unsafe(OUTBOX_INSERT, [eventId, type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type)]);
   },
 };
 

@@ -86,8 +86,8 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
       return administration.searchLinks(search);
     },
 
-    async takeDownLink(shortCode) {
-      return transaction(() => administration.takeDownLink(shortCode));
+    async takeDownLink(shortCode, eventId) {
+      return transaction(() => administration.takeDownLink(shortCode, eventId));
     },
 
     async *exportLinks(): AsyncGenerator<ExportedLink> {

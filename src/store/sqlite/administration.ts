@@ -28,7 +28,7 @@ export interface SqliteAdministration {
   listAccounts(after: number, limit: number): AdminAccount[];
   updateAccount(uid: number, changes: AccountChanges): UpdateAccountResult;
   searchLinks(search: LinkSearch): FoundLink[];
-  takeDownLink(shortCode: string): LinkDetailsRecord | undefined;
+  takeDownLink(shortCode: string, eventId?: string): LinkDetailsRecord | undefined;
 }
 
 export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
@@ -99,13 +99,13 @@ export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
       return rows.map((row) => ({ id: Number(row.id), link: detailsOf(row as unknown as LinkDetailsRow) }));
     },
 
-    takeDownLink(shortCode) {
+    takeDownLink(shortCode, eventId) {
       const row = statements.takeDown.get(shortCode) as LinkDetailsRow | undefined;
       if (row === undefined) return undefined;
       const link = detailsOf(row);
       statements.giveBackSlot.run(link.createdBy);
       // The owner's integrations hear of it as of their own delete (docs/webhooks.md).
-      outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(link), link.createdBy);
+      outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(link), link.createdBy, eventId);
       return link;
     },
   };

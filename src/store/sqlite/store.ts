@@ -366,10 +366,10 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       });
     },
 
-    rotateAccessCode(uid, codeHash, newCodeHash) {
+    rotateAccessCode(uid, codeHash, newCodeHash, eventId) {
       return writes.run(() => {
         const account = administration.rotateAccessCode(uid, codeHash, newCodeHash);
-        if (account !== undefined) outbox.write(EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid);
+        if (account !== undefined) outbox.write(EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid, eventId);
         return account;
       });
     },
@@ -390,8 +390,8 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       return read(() => administration.searchLinks(search));
     },
 
-    takeDownLink(shortCode) {
-      return writes.run(() => administration.takeDownLink(shortCode));
+    takeDownLink(shortCode, eventId) {
+      return writes.run(() => administration.takeDownLink(shortCode, eventId));
     },
 
     createLink(link: NewLink) {
@@ -403,19 +403,19 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
             link.title ?? null, joinTags(link.tags), link.expiresAt ?? null, link.maxVisits ?? null,
           );
           if (inserted.changes === 0) return 'taken';
-          outbox.write(EventType.LinkCreated, link.dateCreated, newLinkData(link), link.createdBy);
+          outbox.write(EventType.LinkCreated, link.dateCreated, newLinkData(link), link.createdBy, link.eventId);
           return 'created';
         },
         (result) => result === 'created',
       );
     },
 
-    deleteLink(shortCode: string, accountUid: number) {
+    deleteLink(shortCode: string, accountUid: number, eventId?: string) {
       return writes.run<DeleteLinkResult>(() => {
         const removed = statements.deleteOwnLink.get(shortCode, accountUid) as LinkDetailsRow | undefined;
         if (removed !== undefined) {
           statements.giveBackSlot.run(accountUid);
-          outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed)), accountUid);
+          outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed)), accountUid, eventId);
           return 'deleted';
         }
         return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
@@ -441,7 +441,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       });
     },
 
-    updateLink(shortCode: string, accountUid: number, changes: LinkChanges) {
+    updateLink(shortCode: string, accountUid: number, changes: LinkChanges, eventId?: string) {
       return writes.run<UpdateLinkResult>(() => {
         const owner = statements.linkOwner.get(shortCode, accountUid) as { createdBy: number; disabled: number | null } | undefined;
         if (owner === undefined) return { status: 'not_found' };
@@ -456,7 +456,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
           changes.maxVisits !== undefined ? 1 : 0, changes.maxVisits ?? null,
         ) as unknown as LinkDetailsRow;
         const link = detailsOf(row);
-        outbox.write(EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid);
+        outbox.write(EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid, eventId);
         return { status: 'updated', link };
       });
     },

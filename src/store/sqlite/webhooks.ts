@@ -16,8 +16,8 @@ import type { WriteBatch } from './write-batch.ts';
 
 /** The outbox writes a change makes in its own transaction (synchronous: inside the write). */
 export interface SqliteOutbox {
-  /** One row per webhook of `accountUid` subscribed to `type`. */
-  write(type: EventType, timestamp: string, data: unknown, accountUid: number): void;
+  /** One row per webhook of `accountUid` subscribed to `type`, all with the id `eventId`. */
+  write(type: EventType, timestamp: string, data: unknown, accountUid: number, eventId?: string): void;
 }
 
 const sqlite = (n: number): string => `?${n}`;
@@ -26,8 +26,8 @@ const sqlite = (n: number): string => `?${n}`;
 export function prepareOutbox(db: DatabaseSync): SqliteOutbox {
   const insert = db.prepare(outboxInsertSql(sqlite));
   return {
-    write(type, timestamp, data, accountUid) {
-      insert.run(newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type));
+    write(type, timestamp, data, accountUid, eventId = newEventId()) {
+      insert.run(eventId, type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type));
     },
   };
 }
