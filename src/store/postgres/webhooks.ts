@@ -36,7 +36,6 @@ export const outbox: PostgresOutbox = {
 };
 
 export function prepareWebhooks(sql: Sql, timed: <R>(work: () => PromiseLike<R>) => Promise<Awaited<R>>): { store: WebhookStore; outbox: PostgresOutbox } {
-
   async function removeWebhook(tx: postgres.TransactionSql, id: string): Promise<void> {
     await tx`DELETE FROM webhook_events WHERE webhook_id = ${id}`;
     await tx`DELETE FROM webhook_visits WHERE webhook_id = ${id}`;
