@@ -142,7 +142,9 @@ test('WORKERS=2 on one SQLite file: the workers\' dispatchers share the outbox, 
     return created.every((key) => delivered.has(key));
   }, 20_000);
   assert.equal(receiver.received.length, 40, 'each once: two dispatchers never took the same event');
-  // (Stopped by cleanup(): SIGTERM of a WORKERS=2 server does not end within 20 s on main either, unrelated to webhooks.)
+  const stopped = await server.stop('SIGTERM');
+  assert.equal(stopped.code, 0, server.stdout());
+  assert.ok(stopped.elapsedMs < 10_000, `exited after ${Math.round(stopped.elapsedMs)} ms`);
 });
 
 const gate = postgresGate();

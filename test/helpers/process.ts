@@ -60,7 +60,10 @@ export interface StartOptions {
 /** A running server. */
 export interface ServerProcess {
   readonly child: ChildProcess;
-  /** The server's own pid (from its log), which differs from child.pid under npm. */
+  /**
+   * The server's own pid (from its log), which differs from child.pid under npm; under
+   * WORKERS, the primary's (signals go to it, never to a worker).
+   */
   readonly pid: number;
   readonly port: number;
   /** `http://127.0.0.1:<port>` */
@@ -266,7 +269,12 @@ export async function startServer(options: StartOptions = {}): Promise<ServerPro
     );
   }
   const address = new URL((ready.msg as string).slice('Server listening at '.length));
-  const pid = ready.pid as number;
+  // Under WORKERS the listening line is a worker's: the process to signal is the primary,
+  // which logs before it forks. A worker signalled alone stops and the primary replaces it,
+  // so a SIGTERM meant for the server would never end it.
+  const primary = launched.lines.find((line) => line.role === 'primary');
+  const pid = (primary?.pid ?? ready.pid) as number;
+  launched.pids.add(ready.pid as number);
   launched.pids.add(pid);
 
   const server: ServerProcess = {
