@@ -48,8 +48,13 @@ export const deliver: Deliver = async ({ url, headers, body }, { timeoutMs, allo
   const abort = signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
   let addresses: LookupAddress[];
   try {
-    addresses = await checkedAddresses(target.hostname, allowPrivate, resolve);
+    // The lookup counts toward the attempt's timeout and ends at shutdown too: a resolver
+    // that does not answer (getaddrinfo tries each nameserver for seconds) would otherwise
+    // hold the attempt, and the shutdown waiting for it, well past both.
+    addresses = await untilAborted(checkedAddresses(target.hostname, allowPrivate, resolve), abort);
   } catch (error) {
+    if (timeout.aborted) return { status: null, error: `DNS: no answer within ${timeoutMs / 1000} s` };
+    if (signal?.aborted === true) return { status: null, error: 'stopped: the service shut down' };
     return { status: null, error: error instanceof RefusedTarget ? `refused: ${error.message}` : `DNS: ${(error as Error).message}` };
   }
   const first = addresses[0]!;
@@ -92,6 +97,16 @@ export const deliver: Deliver = async ({ url, headers, body }, { timeoutMs, allo
     req.end(body);
   });
 };
+
+/** `work`, or a rejection as soon as `signal` aborts (the work itself goes on, its outcome ignored). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 function describe(error: Error): string {
   const code = (error as { code?: string }).code;

@@ -211,6 +211,31 @@ describe('webhooks', () => {
     assert.match(deliveries[0]!.Error!, /no answer within 0.3 s/);
   });
 
+  test('shutdown does not wait for a name lookup that never answers: the attempt is cut and its event released', async (t) => {
+    let hang = false;
+    let lookups = 0;
+    const { app, store } = await hookApp(t, {}, {
+      resolve: (host) => {
+        if (!hang) return Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+        lookups++;
+        // A resolver that never answers (getaddrinfo can spend many seconds per nameserver).
+        return new Promise(() => assert.equal(host, 'hooks.test'));
+      },
+    });
+    const { code } = await newAccount(app);
+    await addWebhook(app, code, 'http://hooks.test:9/hook', 'link.created');
+    hang = true;
+    await createLinkOk(app, code, { url: 'https://example.com/' });
+    for (const deadline = Date.now() + 5000; lookups === 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(lookups, 1, 'the delivery is waiting for its lookup');
+    // Before, close() waited for the lookup, here for ever (this test's timeout).
+    await app.close();
+    const [event, ...others] = await store.webhooks.claim({ now: Date.now(), leaseMs: 30_000, owner: 'd_test', limit: 10, busyWebhooks: [] });
+    assert.equal(others.length, 0);
+    assert.equal(event?.type, 'link.created', 'released: due again at once');
+    assert.equal(event.attempts, 0, 'not counted as an attempt');
+  });
+
   test('a 410 from the receiver fails the event at once: it is not retried', async (t) => {
     let offset = 0;
     const { app } = await hookApp(t, {}, { clock: () => Date.now() + offset });

@@ -208,6 +208,24 @@ describe('one delivery attempt', () => {
     }
   });
 
+  test('a name lookup that does not answer counts toward the timeout', async () => {
+    const outcome = await deliver(
+      { url: 'http://silent.example/hook', headers: {}, body: '{}' },
+      { timeoutMs: 100, allowPrivate: true, resolve: () => new Promise(() => {}) },
+    );
+    assert.deepEqual(outcome, { status: null, error: 'DNS: no answer within 0.1 s' });
+  });
+
+  test('a name lookup that does not answer ends when the service stops', async () => {
+    const stopping = new AbortController();
+    const attempt = deliver(
+      { url: 'http://silent.example/hook', headers: {}, body: '{}' },
+      { timeoutMs: 60_000, allowPrivate: true, signal: stopping.signal, resolve: () => new Promise(() => {}) },
+    );
+    stopping.abort();
+    assert.deepEqual(await attempt, { status: null, error: 'stopped: the service shut down' });
+  });
+
   test('connects to the address that was checked, whatever a second lookup would say', async () => {
     const receiver = await startReceiver();
     try {
