@@ -182,10 +182,9 @@ export async function buildApp({
       hourlyDays: config.statsHourlyDays,
       onError: (error) => app.log.warn({ err: error }, 'statistics fold failed; it is tried again later'),
     });
-    app.addHook('onClose', (_instance, done) => {
-      folding.stop();
-      done();
-    });
+    // Before the store closes (start-server.ts closes it after the app): a fold in progress
+    // ends first, and none starts after it.
+    app.addHook('onClose', () => folding.stop());
     visitOf = (request) => {
       folding.recorded();
       return classifier.classify(

@@ -12,7 +12,11 @@ export interface StatsFolding {
   recorded(): void;
   /** Runs one fold now (journal, and days when `days`); for tests and shutdown. */
   foldNow(days?: boolean): Promise<number>;
-  stop(): void;
+  /**
+   * No fold starts from now on; resolves once the one in progress (if any) has ended, so that
+   * the store can close after it rather than under it.
+   */
+  stop(): Promise<void>;
 }
 
 export interface FoldingOptions {
@@ -33,8 +37,10 @@ export function startStatsFolding({ store, clock, hourlyDays, onError, intervalM
   let ticks = 0;
   let lastDayFold = 0;
   let running: Promise<number> | undefined;
+  let stopped = false;
 
   function foldNow(days = false): Promise<number> {
+    if (stopped) return Promise.resolve(0);
     if (running !== undefined) return running.then(() => foldNow(days));
     due = false;
     const now = clock().getTime();
@@ -46,7 +52,7 @@ export function startStatsFolding({ store, clock, hourlyDays, onError, intervalM
       let moved = 0;
       // Folds are small (bounded by the store), each its own transaction; the event loop
       // serves requests between them. A backlog beyond MAX_FOLDS waits for the next tick.
-      for (let fold = 0; fold < MAX_FOLDS; fold++) {
+      for (let fold = 0; fold < MAX_FOLDS && !stopped; fold++) {
         const n = await store.foldStats(daysBeforeHour === undefined || fold > 0 ? { hoursBefore } : { hoursBefore, daysBeforeHour });
         moved += n;
         if (n === 0) break;
@@ -72,8 +78,11 @@ export function startStatsFolding({ store, clock, hourlyDays, onError, intervalM
       due = true;
     },
     foldNow,
-    stop() {
+    async stop() {
+      stopped = true;
       clearInterval(timer);
+      // Its failure was reported where it ran.
+      await running?.catch(() => undefined);
     },
   };
 }

@@ -133,6 +133,25 @@ describe('GET /v1/stats', () => {
     assert.equal(referrers['(invalid)'], 2);
   });
 
+  test('closing waits for a fold in progress and starts none after it (the store closes after the app)', async (t) => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let folds = 0;
+    // Each fold moves something, so the folder would go on folding until none is left.
+    const { app } = await appFor(t, {}, { wrapStore: (store) => ({ ...store, foldStats: async () => (folds++, await gate, 1) }) });
+    // The first tick (1 s) folds, visits or not.
+    for (const deadline = Date.now() + 10_000; folds === 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(folds, 1, 'a fold is in progress');
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(closed, false, 'close waits for the fold');
+    release();
+    await closing;
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(folds, 1, 'no fold after close began');
+  });
+
   test('records nothing with STATS=off, while counting as always', async (t) => {
     const { app } = await appFor(t, { stats: false });
     const { code } = await newAccount(app);
