@@ -89,8 +89,10 @@ async function serve(config: Config): Promise<void> {
     }
     clearTimeout(deadline);
     // Everything is closed and the process ends by itself, except that a cluster worker's
-    // channel to its primary would keep it alive.
-    if (cluster.isWorker) process.disconnect();
+    // channel to its primary would keep it alive. A worker exits explicitly, with its outcome:
+    // dropping the channel instead (process.disconnect()) makes Node's cluster code exit 0
+    // whatever the exit code, and the primary would report a failed stop as a clean one.
+    if (cluster.isWorker) process.exit();
   }
   // `on`, not `once`: with no listener left, a repeated signal would take Node's default action
   // and kill the process in the middle of finishing its requests.
