@@ -144,14 +144,18 @@ export function outboxInsertSql(p: (n: number) => string): string {
  * fold's time, for rows written before the journal kept one.
  */
 export function journalToWebhooksSql(source: string, p: (n: number) => string): string {
-  const second = `substr(coalesce(j.time, ${p(1)}), 1, 19)`;
+  // Only the rows of watched links are grouped (the IN set is built once per statement, from
+  // the subscribed accounts' links), and the groups, not the rows, are joined.
   return `INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
-    SELECT w.id, l.short_code, ${second} || '.000Z', j.bot, j.referrer, j.country, j.browser, j.os, j.device, sum(j.visits)
-      FROM ${source} j
-      JOIN links l ON l.id = j.link_id
+    SELECT w.id, l.short_code, g.at_second || '.000Z', g.bot, g.referrer, g.country, g.browser, g.os, g.device, g.visits
+      FROM (SELECT j.link_id, substr(coalesce(j.time, ${p(1)}), 1, 19) AS at_second, j.bot, j.referrer, j.country, j.browser, j.os, j.device,
+                   sum(j.visits) AS visits
+              FROM ${source} j
+             WHERE j.link_id IN (SELECT wl.id FROM webhooks ww JOIN links wl ON wl.created_by = ww.account_uid WHERE ww.visited = 1)
+             GROUP BY j.link_id, at_second, j.bot, j.referrer, j.country, j.browser, j.os, j.device) g
+      JOIN links l ON l.id = g.link_id
       JOIN webhooks w ON w.account_uid = l.created_by AND w.visited = 1
-     GROUP BY w.id, l.short_code, ${second}, j.bot, j.referrer, j.country, j.browser, j.os, j.device
-     ORDER BY ${second}, l.short_code`;
+     ORDER BY g.at_second, l.short_code`;
 }
 
 /** A `WebhookRecord` (the events column is split by the caller: webhookOf). */
