@@ -5,25 +5,16 @@
  * failed shutdown; and SHUTDOWN_DELAY keeps serving, unready, before closing.
  */
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cleanup, startServer, type ExitResult, type ServerProcess } from '../helpers/process.ts';
+import { cleanup, openConnection, startServer, type ExitResult, type ServerProcess } from '../helpers/process.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 /** Guarantee 6 allows 10 s; these have nothing to wait for, so they must be much quicker. */
 const PROMPT_EXIT_MS = 3_000;
 
 after(cleanup);
-
-/** Opens a connection and writes `text` (maybe nothing); resolves once connected. */
-async function openConnection(server: ServerProcess, text: string): Promise<Socket> {
-  const socket = connect(server.port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  await new Promise((resolve) => socket.once('connect', resolve));
-  if (text !== '') socket.write(text);
-  return socket;
-}
 
 /** The connections that used to hold shutdown up until its deadline. */
 async function stuckConnections(server: ServerProcess): Promise<Socket[]> {

@@ -12,10 +12,10 @@
  */
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { openEventStream, type EventStream } from '../helpers/event-stream.ts';
-import { cleanup, startServer, tempDatabase, type ServerProcess } from '../helpers/process.ts';
+import { cleanup, openConnection, startServer, tempDatabase, type ServerProcess } from '../helpers/process.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
@@ -28,14 +28,6 @@ after(cleanup);
 
 async function call(server: ServerProcess, path: string, init: RequestInit = {}): Promise<Response> {
   return fetch(`${server.url}${path}`, { redirect: 'manual', signal: AbortSignal.timeout(CALL_TIMEOUT_MS), ...init });
-}
-
-async function openConnection(server: ServerProcess, text: string): Promise<Socket> {
-  const socket = connect(server.port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  await new Promise((resolve) => socket.once('connect', resolve));
-  if (text !== '') socket.write(text);
-  return socket;
 }
 
 /** GET `path` on a keep-alive agent; the status, or 0 when the connection failed. */

@@ -10,6 +10,7 @@
  * still running and removes the temp folders, and an exit hook kills leftovers as a last resort.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -343,4 +344,13 @@ export async function cleanup(): Promise<void> {
   await Promise.all([...running].map((launched) => killLaunched(launched)));
   for (const dir of tempFolders) rmSync(dir, { recursive: true, force: true });
   tempFolders.clear();
+}
+
+/** Opens a raw TCP connection to the server and writes `text` (maybe nothing); resolves once connected. */
+export async function openConnection(server: Pick<ServerProcess, 'port'>, text: string): Promise<Socket> {
+  const socket = connect(server.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  if (text !== '') socket.write(text);
+  return socket;
 }
