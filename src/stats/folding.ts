@@ -2,7 +2,8 @@
  * Folding off the hot path (ADR 20): the visit journal is moved into the tuples about once a
  * second while visits are recorded (and once a minute regardless, for other processes'
  * leftovers), the tuples of hours that are over into the rollups by the same folds, and
- * hourly detail older than STATS_HOURLY_DAYS is folded into days once an hour. Readers sum the journal too, so nothing waits for a fold to be visible.
+ * hourly detail older than STATS_HOURLY_DAYS is folded into days once an hour. Readers sum
+ * the journal and the tuples too, so nothing waits for a fold to be visible.
  */
 import type { Store } from '../store/store.ts';
 import { HOUR_MS, hourOf } from './visit.ts';

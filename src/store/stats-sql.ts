@@ -163,7 +163,6 @@ export function deleteTupleChunkSql(p: Placeholder): string {
  * six per tuple) for long. PostgreSQL does the work in the server, so it takes more at once.
  */
 export const FOLD_BATCH = { sqlite: 500, postgres: 5000 } as const;
-export const TUPLE_FOLD_BATCH = { sqlite: 500, postgres: 5000 } as const;
 
 /** Rows of one link and hour: more than the kept values can only be too many in some dimension past this. */
 export const ROLLUP_ROWS_SQL = 'SELECT count(*) AS n FROM stats_rollups WHERE link_id = ? AND hour = ?';

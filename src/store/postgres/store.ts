@@ -5,7 +5,7 @@ import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-commit.ts';
 import {
   DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, FOLD_BATCH, foldHoursIntoDaysSql, journalToTuplesSql,
-  seriesSql, STATS_KEPT_VALUES, TUPLE_FOLD_BATCH, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
+  seriesSql, STATS_KEPT_VALUES, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
 } from '../stats-sql.ts';
 import { hourOf, OTHER, type Visit } from '../../stats/visit.ts';
 import {
@@ -43,7 +43,7 @@ const postgresParameter = (n: number): string => `$${n}`;
 const FOLD_LOCK = 0x5_7a_75_01;
 
 // The second stage of a fold (stats-sql.ts): tuples of hours that are over, into the rollups.
-const TUPLE_CHUNK_END = tupleChunkEndSql(postgresParameter, TUPLE_FOLD_BATCH.postgres);
+const TUPLE_CHUNK_END = tupleChunkEndSql(postgresParameter, FOLD_BATCH.postgres);
 const TUPLE_CHUNK_LINK_HOURS = tupleChunkLinkHoursSql(postgresParameter);
 const TUPLES_TO_ROLLUPS = tuplesToRollupsSql(postgresParameter);
 const DELETE_TUPLE_CHUNK = deleteTupleChunkSql(postgresParameter);

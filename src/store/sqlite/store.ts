@@ -7,7 +7,7 @@ import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
 import {
   DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql,
-  JOURNAL_WEBHOOK_COLUMNS, journalToTuplesSql, ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, TUPLE_FOLD_BATCH,
+  JOURNAL_WEBHOOK_COLUMNS, journalToTuplesSql, ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES,
   tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
 } from '../stats-sql.ts';
 import { hourOf, OTHER } from '../../stats/visit.ts';
@@ -153,7 +153,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     ),
     lastJournalId: db.prepare(`SELECT max(id) AS last FROM (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.sqlite})`),
     journalToTuples: db.prepare(journalToTuplesSql('stats_journal', 'id <= ?1')),
-    tupleChunkEnd: db.prepare(tupleChunkEndSql(sqlite, TUPLE_FOLD_BATCH.sqlite)),
+    tupleChunkEnd: db.prepare(tupleChunkEndSql(sqlite, FOLD_BATCH.sqlite)),
     tuplesToRollups: db.prepare(tuplesToRollupsSql(sqlite)),
     tupleChunkLinkHours: db.prepare(tupleChunkLinkHoursSql(sqlite)),
     deleteTupleChunk: db.prepare(deleteTupleChunkSql(sqlite)),
