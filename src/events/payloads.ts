@@ -5,7 +5,7 @@
  * http/presenters.ts's LinkDetails, which a unit test holds them to).
  */
 import { randomBytes } from 'node:crypto';
-import type { LinkDetailsRecord, NewLink } from '../store/store.ts';
+import type { LinkDetailsRecord, NewLink } from '../links/link-store.ts';
 import type { LinkDetails } from '../links/link-details-schema.ts';
 import type { EventType, VisitEventItem } from './events.ts';
 

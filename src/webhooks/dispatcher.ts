@@ -8,7 +8,7 @@
  * each link.visited webhook become one event (collectVisits).
  */
 import { randomBytes } from 'node:crypto';
-import { deliveryData, type OutboxEvent, type Settlement, type WebhookStore } from '../store/webhooks.ts';
+import { deliveryData, type OutboxEvent, type Settlement, type WebhookStore } from './webhook-store.ts';
 import { nextAttemptAt } from './backoff.ts';
 import { deliver as httpDeliver, type Deliver } from './deliver.ts';
 import type { SecretBox } from './secret-box.ts';

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { assertActive } from '../accounts/account-service.ts';
 import { EVENT_TYPES, type EventType } from '../events/events.ts';
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
-import type { AccountRecord } from '../store/store.ts';
-import { MAX_WEBHOOKS, type DeliveryRecord, type WebhookRecord, type WebhookStore } from '../store/webhooks.ts';
+import type { AccountRecord } from '../accounts/account-store.ts';
+import { MAX_WEBHOOKS, type DeliveryRecord, type WebhookRecord, type WebhookStore } from './webhook-store.ts';
 import { newSecret, type SecretBox } from './secret-box.ts';
 import { checkedAddresses, RefusedTarget, resolveAll, type ResolveAll } from './target-address.ts';
 
