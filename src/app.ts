@@ -207,6 +207,7 @@ export async function buildApp({
   const { dispatch = true, resolve, ...dispatchOptions } = webhookOptions;
   const webhooks = createWebhookService({
     store: store.webhooks, secrets, clock, allowPrivate: config.webhookAllowPrivate, ...(resolve === undefined ? {} : { resolve }),
+    log: (detail, message) => app.log.info(detail, message),
   });
   registerWebhookRoutes(app, { webhooks, authenticate, rateLimits });
   if (dispatch) {
@@ -219,6 +220,10 @@ export async function buildApp({
       // One line per cause per 10 s, as for 503s: an outage must not write a line a second.
       onError: (error, what) => dispatcherLog.report(what, (suppressed) => app.log.warn(
         { err: error, ...(suppressed > 0 ? { suppressed } : {}) }, `webhooks: ${what} failed; tried again later`,
+      )),
+      // The account's deliveries say only that the target was refused; the operator reads why.
+      onRefused: (refusal) => dispatcherLog.report(`refused ${refusal.webhookId}`, (suppressed) => app.log.warn(
+        { ...refusal, ...(suppressed > 0 ? { suppressed } : {}) }, 'webhooks: a delivery\'s target was refused after DNS',
       )),
       ...(resolve === undefined ? {} : { resolve }),
       ...dispatchOptions,

@@ -27,6 +27,11 @@ export interface DispatcherOptions {
   readonly secrets: SecretBox;
   readonly allowPrivate: boolean;
   readonly onError?: (error: unknown, what: string) => void;
+  /**
+   * A target refused after DNS at delivery: its detail (what the host resolved to, or the
+   * resolver's error) is for the operator's log; the account's deliveries show one fixed reason.
+   */
+  readonly onRefused?: (refusal: { readonly webhookId: string; readonly host: string; readonly reason: string }) => void;
   readonly observer?: DispatcherObserver;
   readonly clock?: () => number;
   /** How often due events are looked for when there was nothing to do (ms). */
@@ -67,7 +72,7 @@ export const DISPATCH_DEFAULTS = {
 
 export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const {
-    store, secrets, allowPrivate, onError = () => {}, observer, clock = Date.now, deliver = httpDeliver, resolve,
+    store, secrets, allowPrivate, onError = () => {}, onRefused = () => {}, observer, clock = Date.now, deliver = httpDeliver, resolve,
   } = options;
   const settings = { ...DISPATCH_DEFAULTS, ...definedOf(options) };
   // A name per process start: the leases this process holds.
@@ -172,6 +177,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       await store.settle(event, owner, { outcome: 'released' });
       return;
     }
+    if (outcome.detail !== undefined) onRefused({ webhookId: event.webhookId, host: URL.parse(event.url)?.hostname ?? '', reason: outcome.detail });
     const seconds = (clock() - started) / 1000;
     observer?.attempted(event.type, outcome.error === null, seconds);
     const settlement = settle(event, clock(), outcome);

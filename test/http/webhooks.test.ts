@@ -20,9 +20,9 @@ const ALL = 'link.created,link.updated,link.deleted,link.visited,account.rotated
 
 interface Event { type: string; timestamp: string; data: Record<string, unknown> }
 
-async function hookApp(t: TestContext, overrides: Partial<Config> = {}, webhooks: TestAppExtras['webhooks'] = {}) {
+async function hookApp(t: TestContext, overrides: Partial<Config> = {}, webhooks: TestAppExtras['webhooks'] = {}, logStream?: TestAppExtras['logStream']) {
   return appFor(t, { webhookSecretKey: KEY, webhookAllowPrivate: true, ...overrides }, {
-    webhooks: { pollMs: 20, collectEveryMs: 50, ...webhooks },
+    webhooks: { pollMs: 20, collectEveryMs: 50, ...webhooks }, ...(logStream === undefined ? {} : { logStream }),
   });
 }
 
@@ -367,6 +367,31 @@ describe('webhooks', () => {
     }
     assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'http://public.test/', events: 'link.created', auth: code } })).statusCode, 200);
     assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'https://93.184.215.14/', events: 'link.created', auth: code } })).statusCode, 200);
+  });
+
+  test('SSRF: every refusal after DNS gives the same reason, naming no address; the log has the detail', async (t) => {
+    const names: Record<string, string> = { 'rebind.test': '127.0.0.1', 'inside.test': '10.20.30.40' };
+    const lines: string[] = [];
+    const { app } = await hookApp(t, { webhookAllowPrivate: false, logLevel: 'info' }, {
+      dispatch: false,
+      resolve: async (host) => {
+        const address = names[host];
+        if (address === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+        return [{ address, family: 4 }];
+      },
+    }, { write: (line) => lines.push(line) });
+    const { code } = await newAccount(app);
+    const bodies = new Set<string>();
+    for (const url of ['http://rebind.test/', 'http://inside.test/x?token=s3cret', 'http://nowhere.test/', 'http://10.1.2.3/', 'http://[64:ff9b:1::7f00:1]/']) {
+      const response = await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url, events: 'link.created', auth: code } });
+      assertError(response, 400, 'create webhook');
+      bodies.add(response.body.slice(response.body.indexOf(': ') + 2));
+    }
+    assert.deepEqual([...bodies], ['the url does not resolve to a public address'], 'one reason for an internal answer, no answer and a literal');
+    const logged = lines.filter((line) => line.includes('a target was refused')).join('\n');
+    assert.match(logged, /inside\.test resolves to 10\.20\.30\.40/, 'the operator sees why');
+    assert.match(logged, /nowhere\.test/);
+    assert.doesNotMatch(logged, /s3cret/, 'the refusal names the host, not the path or query (a token may live there)');
   });
 
   test('SSRF: `localhost` (the system resolver) is refused too', async (t) => {
