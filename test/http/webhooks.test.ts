@@ -13,6 +13,9 @@ import { newAccount, type TestAppExtras } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { openEventStream } from '../helpers/event-stream.ts';
 import { appFor, assertError, createLinkOk, listen } from './support.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+import { DISPATCH_DEFAULTS } from '../../src/webhooks/dispatcher.ts';
+import type { Deliver } from '../../src/webhooks/deliver.ts';
 
 const KEY = 'k'.repeat(40);
 const ADMIN_TOKEN = 'a'.repeat(40);
@@ -209,6 +212,44 @@ describe('webhooks', () => {
     }
     assert.equal(deliveries[0]?.Status, null);
     assert.match(deliveries[0]!.Error!, /no answer within 0.3 s/);
+  });
+
+  test('fair across accounts: hanging receivers cost their own accounts, another account\'s event goes first at the next free slot', async (t) => {
+    // Two accounts with 5 webhooks each to receivers that never answer (each attempt ends at
+    // the timeout), a third with a receiver that answers at once. The third's event is queued
+    // behind hundreds of theirs; it must not wait for them (the issue: 58 s behind 240 events).
+    const maxConcurrent = 6;
+    const started: string[] = [];
+    const inFlight = new Map<string, number>();
+    let mostInFlight = 0;
+    const deliver: Deliver = async (request, options) => {
+      const host = new URL(request.url).hostname;
+      started.push(host);
+      if (host === 'ok.test') return { status: 200, error: null };
+      const now = (inFlight.get(host) ?? 0) + 1;
+      inFlight.set(host, now);
+      mostInFlight = Math.max(mostInFlight, now);
+      await new Promise<void>((settle) => {
+        const timer = setTimeout(settle, options.timeoutMs);
+        options.signal?.addEventListener('abort', () => { clearTimeout(timer); settle(); }, { once: true });
+      });
+      inFlight.set(host, inFlight.get(host)! - 1);
+      return { status: null, error: `no answer within ${options.timeoutMs / 1000} s` };
+    };
+    const { app } = await hookApp(t, {}, { maxConcurrent, timeoutMs: 200, deliver, resolve: async () => [{ address: '192.0.2.1', family: 4 }] });
+    const hanging = [await newAccount(app), await newAccount(app)];
+    const other = await newAccount(app);
+    await addWebhook(app, other.code, 'http://ok.test/hook', 'link.created');
+    for (const [n, account] of hanging.entries()) {
+      for (let i = 0; i < 5; i++) await addWebhook(app, account.code, `http://hang-${n}.test/${i}`, 'link.created');
+    }
+    for (let i = 0; i < 20; i++) for (const account of hanging) await createLinkOk(app, account.code, { url: `https://example.com/${i}` });
+    const before = started.length;
+    await createLinkOk(app, other.code, { url: 'https://example.com/other' });
+    await waitFor(() => started.includes('ok.test'), () => `the other account's delivery (${started.length} attempts started)`, { timeoutMs: 60_000 });
+    const hangingMeanwhile = started.slice(before, started.indexOf('ok.test')).length;
+    assert.ok(hangingMeanwhile <= maxConcurrent, `${hangingMeanwhile} attempts to hanging receivers went first; at most one claim's worth may`);
+    assert.ok(mostInFlight <= DISPATCH_DEFAULTS.perAccount, `at most ${DISPATCH_DEFAULTS.perAccount} attempts of one account at a time (${mostInFlight})`);
   });
 
   test('shutdown does not wait for a name lookup that never answers: the attempt is cut and its event released', async (t) => {
