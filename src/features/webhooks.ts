@@ -34,7 +34,10 @@ export function setUpWebhooks(
   const secrets = createSecretBox(config.webhookSecretKey);
   const { dispatch = true, resolve, ...dispatchOptions } = options;
   const resolving = resolve === undefined ? {} : { resolve };
-  const webhooks = createWebhookService({ store: store.webhooks, secrets, clock, allowPrivate: config.webhookAllowPrivate, ...resolving });
+  const webhooks = createWebhookService({
+    store: store.webhooks, secrets, clock, allowPrivate: config.webhookAllowPrivate, ...resolving,
+    log: (detail, message) => app.log.info(detail, message),
+  });
   registerWebhookRoutes(app, { webhooks, authenticate, rateLimits });
   if (!dispatch) return;
   const dispatcherLog = createSpacedLog();
@@ -46,6 +49,10 @@ export function setUpWebhooks(
     // One line per cause per 10 s, as for 503s: an outage must not write a line a second.
     onError: (error, what) => dispatcherLog.report(what, (suppressed) => app.log.warn(
       { err: error, ...(suppressed > 0 ? { suppressed } : {}) }, `webhooks: ${what} failed; tried again later`,
+    )),
+    // The account's deliveries say only that the target was refused; the operator reads why.
+    onRefused: (refusal) => dispatcherLog.report(`refused ${refusal.webhookId}`, (suppressed) => app.log.warn(
+      { ...refusal, ...(suppressed > 0 ? { suppressed } : {}) }, 'webhooks: a delivery\'s target was refused after DNS',
     )),
     ...resolving,
     ...dispatchOptions,

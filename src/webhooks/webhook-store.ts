@@ -51,6 +51,8 @@ export interface OutboxEvent {
   readonly seq: number;
   readonly eventId: string;
   readonly webhookId: string;
+  /** The webhook's account: the dispatcher bounds and shares its attempts per account. */
+  readonly accountUid: number;
   readonly url: string;
   readonly sealedSecret: string;
   readonly type: EventType;
@@ -72,6 +74,14 @@ export interface ClaimOptions {
   readonly limit: number;
   /** Webhooks this dispatcher has at their concurrency bound: none of theirs is claimed. */
   readonly busyWebhooks: readonly string[];
+  /**
+   * At most this many events of one account in flight at this dispatcher, those of
+   * `accountsInFlight` included (a hanging receiver holds its own account's slots, never all
+   * of them). Unbounded when absent.
+   */
+  readonly perAccount?: number;
+  /** How many events of each account this dispatcher has in flight (an account absent: none). */
+  readonly accountsInFlight?: ReadonlyMap<number, number>;
 }
 
 /** What became of a claimed event. `released`: not attempted (shutdown), due again at once. */
@@ -99,7 +109,14 @@ export interface WebhookStore {
   delete(id: string, accountUid: number): Promise<DeleteWebhookResult>;
   /** The last DELIVERIES_KEPT attempts, newest first, if the account owns the webhook. */
   deliveries(id: string, accountUid: number): Promise<DeliveriesResult>;
-  /** Leases due events (at most one per webhook per call), oldest first. */
+  /**
+   * Leases due events, fair across accounts: each webhook's oldest due event is a candidate
+   * (one per webhook per call); an account's candidates are numbered on from its attempts in
+   * flight, oldest first, and the lowest numbers go first, then the oldest. So an account with
+   * nothing in flight is served before one that already holds slots, however old the other's
+   * backlog (round-robin over accounts, not oldest first overall); candidates numbered past
+   * `perAccount` wait.
+   */
   claim(options: ClaimOptions): Promise<OutboxEvent[]>;
   /** Records an attempt and settles the event, if `owner` still holds its lease. */
   settle(event: Pick<OutboxEvent, 'seq' | 'webhookId'>, owner: string, settlement: Settlement): Promise<void>;
