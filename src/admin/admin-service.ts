@@ -10,6 +10,7 @@ import type { AdminAccount, Administration, FoundLink } from './administration.t
 import type { LinkEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
 import type { LinkDetailsRecord } from '../links/link-store.ts';
+import { foldCase } from '../links/link-details.ts';
 
 /** One page of a list; `next` is the cursor of the following page, undefined on the last. */
 export interface Page<T> {
@@ -139,7 +140,7 @@ export function createAdminService({ store, accountChanged, events }: AdminServi
       if (parameters.q !== undefined && [...parameters.q].length > MAX_QUERY) {
         throw invalid(`the parameter "q" must be at most ${MAX_QUERY} characters`);
       }
-      const text = parameters.q?.toLowerCase();
+      const text = parameters.q === undefined ? undefined : foldCase(parameters.q);
       // No stored text holds a NUL (PostgreSQL text cannot), so such a search matches nothing;
       // answered here, since PostgreSQL refuses the parameter itself.
       if (text?.includes('\u0000')) return { items: [], next: undefined };

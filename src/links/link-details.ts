@@ -109,7 +109,17 @@ export function parseLimit(value: string): number {
 export function parseQuery(value: string): string {
   if (CONTROL.test(value)) throw invalid('q must not contain control characters');
   if (codePoints(value) > QUERY_MAX) throw invalid(`q must be at most ${QUERY_MAX} characters long`);
-  return value.toLowerCase();
+  return foldCase(value);
+}
+
+/**
+ * How search ignores case, the same on every engine: A–Z only. SQLite's LIKE and lower() fold
+ * ASCII letters only, and PostgreSQL's lower() follows the database's locale (ASCII only under
+ * C, every script under most others), so both engines fold as `lower(… COLLATE "C")` does and
+ * the query is folded the same way here: `CAFÉ` finds `café`'s `caf` but not its `é`.
+ */
+export function foldCase(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
 /**

@@ -4,7 +4,7 @@ import type {
 } from './link-store.ts';
 import type { AccountRecord } from '../accounts/account-store.ts';
 import {
-  decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseQuery, parseTags, parseTitle,
+  foldCase, decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseQuery, parseTags, parseTitle,
 } from './link-details.ts';
 import type { Visit } from '../stats/visit.ts';
 import type { LinkEventSink } from '../events/domain-events.ts';
@@ -142,7 +142,7 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
   async function ownLinkDetails(accountUid: number, shortCode: string): Promise<LinkDetailsRecord | undefined> {
     let after: number | undefined;
     do {
-      const page = await store.listLinkDetails(accountUid, { q: shortCode.toLowerCase(), limit: 1000, ...(after === undefined ? {} : { after }) });
+      const page = await store.listLinkDetails(accountUid, { q: foldCase(shortCode), limit: 1000, ...(after === undefined ? {} : { after }) });
       const found = page.links.find((link) => link.shortCode === shortCode);
       if (found !== undefined) return found;
       after = page.next;

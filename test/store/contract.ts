@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { AccountRecord, LinkRecord, NewLink, StatsRows, Store } from '../../src/store/store.ts';
 import type { Visit, VisitClasses } from '../../src/stats/visit.ts';
 import { deliveryData, type OutboxEvent } from '../../src/store/webhooks.ts';
+import { foldCase } from '../../src/links/link-details.ts';
 
 /** What a backend's factory hands the suite for one test. */
 export interface OpenedStore {
@@ -704,6 +705,20 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.deepEqual(await matching('.example/'), [code('AlphaOne'), code('two'), code('three')]);
         assert.deepEqual(await matching('%'), []);
         assert.deepEqual(await matching('nothing-like-this'), []);
+      });
+
+      test('listLinkDetails folds the case of A–Z only, the same on every engine', async () => {
+        const account = await createAccount();
+        await store.createLink({ ...link(account.uid, code('umlaut'), 'https://example.com/Über'), title: 'Café ÉTÉ Straße' });
+        const matching = async (q: string) => (await store.listLinkDetails(account.uid, { q: foldCase(q) })).links.map((row) => row.shortCode);
+        assert.deepEqual(await matching('CAFé'), [code('umlaut')], 'A–Z folded');
+        assert.deepEqual(await matching('CAFÉ'), [], 'É is not folded to é');
+        assert.deepEqual(await matching('été'), [], 'nor é to É');
+        assert.deepEqual(await matching('ÉTÉ'), [code('umlaut')]);
+        assert.deepEqual(await matching('/Über'), [code('umlaut')]);
+        assert.deepEqual(await matching('/über'), []);
+        assert.deepEqual(await matching('STRASSE'), [], 'no full case folding: ß is not ss');
+        assert.deepEqual(await matching('STRAßE'), [code('umlaut')]);
       });
 
       test('listLinkDetails keeps links carrying every given tag, whole tags only', async () => {

@@ -73,8 +73,8 @@ export function administration(sql: Sql): PostgresAdministration {
         SELECT id, ${sql.unsafe(LINK_DETAILS_COLUMNS)} FROM links
         WHERE id > ${after}
           AND (${text ?? null}::text IS NULL OR strpos(lower(short_code), ${text ?? null}::text) > 0
-               OR strpos(lower(points_to), ${text ?? null}::text) > 0
-               OR strpos(lower(coalesce(title, '')), ${text ?? null}::text) > 0)
+               OR strpos(lower(points_to COLLATE "C"), ${text ?? null}::text) > 0
+               OR strpos(lower(coalesce(title, '') COLLATE "C"), ${text ?? null}::text) > 0)
           AND (${first}::text IS NULL OR strpos(lower(points_to), ${first}::text) > 0
                OR strpos(lower(points_to), ${second}::text) > 0)
         ORDER BY id LIMIT ${limit}`;

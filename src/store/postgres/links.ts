@@ -97,8 +97,8 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
         SELECT id, ${sql.unsafe(LINK_DETAILS_COLUMNS)} FROM links
          WHERE created_by = ${accountUid}
            ${after === undefined ? sql`` : sql`AND id > ${after}`}
-           ${q === undefined ? sql`` : sql`AND (strpos(lower(short_code), ${q}) > 0 OR strpos(lower(points_to), ${q}) > 0
-                                                OR strpos(lower(coalesce(title, '')), ${q}) > 0)`}
+           ${q === undefined ? sql`` : sql`AND (strpos(lower(short_code), ${q}) > 0 OR strpos(lower(points_to COLLATE "C"), ${q}) > 0
+                                                OR strpos(lower(coalesce(title, '') COLLATE "C"), ${q}) > 0)`}
            ${tagFilter}
          ORDER BY id
          ${limit === undefined ? sql`` : sql`LIMIT ${limit + 1}`}`);
