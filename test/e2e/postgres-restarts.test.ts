@@ -114,6 +114,7 @@ describe('PostgreSQL restarted 20 times under load', { skip: gate.skip || progra
         const exit = await server.exited;
         const line = server.stderr().split('\n').find((text) => /Error|Unable/.test(text)) ?? '(nothing on stderr)';
         deaths.push(`exit ${exit.code ?? exit.signal}: ${line.trim()}`);
+        if (deaths.length === 1) t.diagnostic(`first death's stderr:\n${server.stderr().slice(0, 3000)}`);
         // Behind PgBouncer a start may meet its login retry pause and refuse: try again.
         server = await waitFor(() => launch().catch(() => undefined), 'the server to start again', { timeoutMs: PHASE_TIMEOUT_MS });
       };
