@@ -20,6 +20,9 @@ export interface StartOptions {
   readonly workerEnv?: Readonly<Record<string, string | undefined>>;
 }
 
+/** How long a stopped process may linger on a connection left open before it exits anyway. */
+const LINGER_MS = 500;
+
 /** Writes the one line and ends the process with status 1. */
 export function failStart(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -88,6 +91,11 @@ async function serve(config: Config): Promise<void> {
       process.exitCode = 1;
     }
     clearTimeout(deadline);
+    // Everything of ours is closed. A connection to a database that froze mid-statement may
+    // still be open (the driver ends it politely and the server never answers): it must not
+    // hold the process past the supervisor's patience. The timer is unref'd, so a process
+    // with nothing left ends by itself at once (issue 23).
+    setTimeout(() => process.exit(), LINGER_MS).unref();
     // Everything is closed and the process ends by itself, except that a cluster worker's
     // channel to its primary would keep it alive. A worker exits explicitly, with its outcome:
     // dropping the channel instead (process.disconnect()) makes Node's cluster code exit 0

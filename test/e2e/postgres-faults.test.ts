@@ -306,4 +306,39 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
     assert.equal(stop.code, 0, 'shuts down cleanly after the freeze');
     assert.doesNotMatch(server.stderr(), /\S/, 'nothing on stderr');
   });
+
+  test('SIGTERM while it is frozen: the batch in flight is given up (its callers were answered 503) and the process exits 0', async (t) => {
+    const server = await fixture(t);
+    t.after(() => pg.thaw());
+    const created = JSON.parse((await call(server, '/v1/new_account')).text) as { AccessCode: string };
+    const auth = { authorization: `Bearer ${created.AccessCode}` };
+    assert.equal((await call(server, '/v1/link?url=https://example.org/frozen&short=frozen-link', { headers: auth })).status, 200);
+
+    // Resolutions and creations under way when the server freezes: batches in flight on it.
+    let stop = false;
+    let answered = 0;
+    const client = async (i: number) => {
+      while (!stop) {
+        const reply = await call(server, i % 2 === 0 ? '/v1/get/frozen-link' : '/v1/link?url=https://example.org/x', { headers: auth })
+          .catch(() => undefined);
+        if (reply !== undefined) answered++;
+      }
+    };
+    const clients = Array.from({ length: 4 }, (_, i) => client(i));
+    await waitFor(() => answered >= 40, '40 answers before the freeze');
+    pg.freeze();
+    const signalledAt = Date.now();
+    const stopped = server.stop('SIGTERM', 15_000).then((r) => ({ ...r, signalledAt }));
+    stop = true;
+    const result = await stopped.catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${server.stdout().slice(-3000)}\n${server.stderr().slice(-2000)}`);
+    });
+    await Promise.all(clients);
+    pg.thaw();
+    const shutdown = server.logs().filter((l) => Number(l.time) >= result.signalledAt && l.msg !== 'request completed');
+    for (const line of shutdown) t.diagnostic(JSON.stringify(line).slice(0, 300));
+    t.diagnostic(`exit ${result.code} ${(result.elapsedMs / 1000).toFixed(1)} s after SIGTERM`);
+    assert.equal(result.code, 0, `exit 0, not the shutdown timeout's 1\n${server.stdout().slice(-2000)}`);
+    assert.doesNotMatch(server.stderr(), /\S/);
+  });
 });
