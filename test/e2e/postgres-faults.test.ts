@@ -228,8 +228,9 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
     const STORAGE_TIMEOUT_MS = 1000;
     // STORAGE_TIMEOUT, then the whole-request deadline one second later at the latest.
     const LATEST_MS = STORAGE_TIMEOUT_MS + 1500;
-    const server = await fixture(t, { STORAGE_TIMEOUT: `${STORAGE_TIMEOUT_MS}ms` });
+    // Before the fixture's hook: after-hooks run in order, and dropping needs the server thawed.
     t.after(() => pg.thaw());
+    const server = await fixture(t, { STORAGE_TIMEOUT: `${STORAGE_TIMEOUT_MS}ms` });
 
     const created = JSON.parse((await call(server, '/v1/new_account')).text) as { Uid: number; AccessCode: string };
     const auth = { authorization: `Bearer ${created.AccessCode}` };
@@ -308,8 +309,8 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
   });
 
   test('SIGTERM while it is frozen: the batch in flight is given up (its callers were answered 503) and the process exits 0', async (t) => {
+    t.after(() => pg.thaw()); // before the fixture's hook, which needs the server thawed
     const server = await fixture(t);
-    t.after(() => pg.thaw());
     const created = JSON.parse((await call(server, '/v1/new_account')).text) as { AccessCode: string };
     const auth = { authorization: `Bearer ${created.AccessCode}` };
     assert.equal((await call(server, '/v1/link?url=https://example.org/frozen&short=frozen-link', { headers: auth })).status, 200);
