@@ -125,6 +125,18 @@ export default defineConfig(
       ],
     },
   },
+  {
+    // The PostgreSQL driver is loaded with our fix to it (ADR 23): a module that imports
+    // 'postgres' itself gets the unpatched one. Type-only imports are harmless.
+    name: 'shortlink/patched-driver',
+    files: ['src/**'],
+    ignores: ['src/store/postgres/driver.ts', 'src/links/**', 'src/accounts/**', 'src/admin/**', 'src/http/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'postgres', allowTypeImports: true, message: 'Take the driver from src/store/postgres/driver.ts, which loads it with its fix (ADR 23).' }],
+      }],
+    },
+  },
 
   // JavaScript files are not in tsconfig's program: lint them without type information.
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },

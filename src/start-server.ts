@@ -20,6 +20,9 @@ export interface StartOptions {
   readonly workerEnv?: Readonly<Record<string, string | undefined>>;
 }
 
+/** How long a stopped process may linger on a connection left open before it exits anyway. */
+const LINGER_MS = 500;
+
 /** Writes the one line and ends the process with status 1. */
 export function failStart(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -52,6 +55,8 @@ async function serve(config: Config): Promise<void> {
   const store = await openOrFail(config);
   const counters = createCounters(config);
   let stopping = false;
+  // Set by an uncaught exception: the process stops as on SIGTERM, then exits 1.
+  let crashed = false;
   const app = await buildApp({ config, store, counters, draining: () => stopping });
   app.log.info(storagePlace(config.storage), 'database opened');
   for (const warning of startWarnings(config)) app.log.warn(warning);
@@ -82,12 +87,17 @@ async function serve(config: Config): Promise<void> {
       await store.close();
       await counters.close();
       app.log.info('stopped');
-      process.exitCode = 0;
+      process.exitCode = crashed ? 1 : 0;
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
       process.exitCode = 1;
     }
     clearTimeout(deadline);
+    // Everything of ours is closed. A connection to a database that froze mid-statement may
+    // still be open (the driver ends it politely and the server never answers): it must not
+    // hold the process past the supervisor's patience. The timer is unref'd, so a process
+    // with nothing left ends by itself at once (issue 23).
+    setTimeout(() => process.exit(), LINGER_MS).unref();
     // Everything is closed and the process ends by itself, except that a cluster worker's
     // channel to its primary would keep it alive. A worker exits explicitly, with its outcome:
     // dropping the channel instead (process.disconnect()) makes Node's cluster code exit 0
@@ -98,6 +108,16 @@ async function serve(config: Config): Promise<void> {
   // and kill the process in the middle of finishing its requests.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // An exception nothing caught (or a rejection nothing handled) leaves the process in a
+  // state no one planned for: one log line, then the SIGTERM path (stop accepting, finish
+  // the requests in flight, close the store) and exit 1, so that the supervisor starts a fresh
+  // one. Dying at once with a stack would drop every request in flight (ADR 23).
+  process.on('uncaughtException', (error, origin) => {
+    crashed = true;
+    process.exitCode = 1;
+    app.log.fatal({ err: error, origin }, 'uncaught exception; shutting down');
+    void stop(origin);
+  });
 
   try {
     await app.listen({ port: config.port, host: config.host });

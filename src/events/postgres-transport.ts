@@ -5,7 +5,7 @@
  * batch) is sent as numbered parts, reassembled by each listener, and dropped if a part
  * never comes. Parts of one message go out on one connection, in order.
  */
-import postgres from 'postgres';
+import postgres from '../store/postgres/driver.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { LiveMessage, LiveTransport } from './live-events.ts';
 

@@ -25,7 +25,12 @@ import { storageTimedOut } from './deadline.ts';
 
 export interface Batcher<I, O> {
   run(item: I): Promise<O>;
-  /** Settles once every call made so far has been answered. */
+  /**
+   * Settles once every call made so far has been answered and the batches carrying them have
+   * finished. With `timeoutMs`, a batch still running once all its calls have been answered
+   * by their deadline is given up instead (its late outcome would be dropped anyway): a frozen
+   * database would hold it, and the shutdown waiting for it, for ever.
+   */
   drain(): Promise<void>;
 }
 
@@ -63,11 +68,18 @@ export function createBatcher<I, O>(
   // A linked list, not a Set: see src/deadline-list.ts.
   const unanswered = new DeadlineList<Waiting<I, O>>();
   let watchdog: NodeJS.Timeout | undefined;
+  // Calls not answered yet, and drains waiting for that number to reach 0.
+  let pending = 0;
+  let allAnswered: Array<() => void> = [];
 
   function answer(waiting: Waiting<I, O>): boolean {
     if (waiting.settled) return false;
     waiting.settled = true;
     if (waiting.entry !== undefined) unanswered.remove(waiting.entry);
+    if (--pending === 0) {
+      for (const resolve of allAnswered) resolve();
+      allAnswered = [];
+    }
     return true;
   }
   const succeed = (waiting: Waiting<I, O>, value: O) => answer(waiting) && waiting.resolve(value);
@@ -129,6 +141,7 @@ export function createBatcher<I, O>(
           deadline: timeoutMs === undefined ? Infinity : performance.now() + timeoutMs,
         };
         queue.push(waiting);
+        pending++;
         if (timeoutMs !== undefined) {
           waiting.entry = unanswered.add(waiting, waiting.deadline);
           arm();
@@ -142,7 +155,12 @@ export function createBatcher<I, O>(
     async drain() {
       while (inFlight !== undefined || queue.length > 0) {
         if (inFlight === undefined) start();
-        await inFlight;
+        if (timeoutMs === undefined) {
+          await inFlight;
+          continue;
+        }
+        await Promise.race([inFlight, new Promise<void>((resolve) => (pending === 0 ? resolve() : allAnswered.push(resolve)))]);
+        if (pending === 0) return;
       }
     },
   };

@@ -228,8 +228,9 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
     const STORAGE_TIMEOUT_MS = 1000;
     // STORAGE_TIMEOUT, then the whole-request deadline one second later at the latest.
     const LATEST_MS = STORAGE_TIMEOUT_MS + 1500;
-    const server = await fixture(t, { STORAGE_TIMEOUT: `${STORAGE_TIMEOUT_MS}ms` });
+    // Before the fixture's hook: after-hooks run in order, and dropping needs the server thawed.
     t.after(() => pg.thaw());
+    const server = await fixture(t, { STORAGE_TIMEOUT: `${STORAGE_TIMEOUT_MS}ms` });
 
     const created = JSON.parse((await call(server, '/v1/new_account')).text) as { Uid: number; AccessCode: string };
     const auth = { authorization: `Bearer ${created.AccessCode}` };
@@ -305,5 +306,40 @@ describe('PostgreSQL goes away and comes back', { skip: gate.skip || programs.sk
     const stop = await server.stop('SIGTERM');
     assert.equal(stop.code, 0, 'shuts down cleanly after the freeze');
     assert.doesNotMatch(server.stderr(), /\S/, 'nothing on stderr');
+  });
+
+  test('SIGTERM while it is frozen: the batch in flight is given up (its callers were answered 503) and the process exits 0', async (t) => {
+    t.after(() => pg.thaw()); // before the fixture's hook, which needs the server thawed
+    const server = await fixture(t);
+    const created = JSON.parse((await call(server, '/v1/new_account')).text) as { AccessCode: string };
+    const auth = { authorization: `Bearer ${created.AccessCode}` };
+    assert.equal((await call(server, '/v1/link?url=https://example.org/frozen&short=frozen-link', { headers: auth })).status, 200);
+
+    // Resolutions and creations under way when the server freezes: batches in flight on it.
+    let stop = false;
+    let answered = 0;
+    const client = async (i: number) => {
+      while (!stop) {
+        const reply = await call(server, i % 2 === 0 ? '/v1/get/frozen-link' : '/v1/link?url=https://example.org/x', { headers: auth })
+          .catch(() => undefined);
+        if (reply !== undefined) answered++;
+      }
+    };
+    const clients = Array.from({ length: 4 }, (_, i) => client(i));
+    await waitFor(() => answered >= 40, '40 answers before the freeze');
+    pg.freeze();
+    const signalledAt = Date.now();
+    const stopped = server.stop('SIGTERM', 15_000).then((r) => ({ ...r, signalledAt }));
+    stop = true;
+    const result = await stopped.catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${server.stdout().slice(-3000)}\n${server.stderr().slice(-2000)}`);
+    });
+    await Promise.all(clients);
+    pg.thaw();
+    const shutdown = server.logs().filter((l) => Number(l.time) >= result.signalledAt && l.msg !== 'request completed');
+    for (const line of shutdown) t.diagnostic(JSON.stringify(line).slice(0, 300));
+    t.diagnostic(`exit ${result.code} ${(result.elapsedMs / 1000).toFixed(1)} s after SIGTERM`);
+    assert.equal(result.code, 0, `exit 0, not the shutdown timeout's 1\n${server.stdout().slice(-2000)}`);
+    assert.doesNotMatch(server.stderr(), /\S/);
   });
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { packServer, run, scratch, succeeded, SYSTEM_NODE, tarballFiles } from '../helpers/packing.ts';
 import { REPO_ROOT } from '../helpers/working-tree.ts';
@@ -61,6 +62,16 @@ describe('the packed server package, installed globally', { timeout: 180_000 }, 
     assert.match(result.stdout, /^Usage: shortlink <command>/);
     const version = succeeded(await run(bin, ['--version'], { env: { ...process.env, PATH: `${NODE_24_DIR}:/usr/bin:/bin` } }), 'shortlink --version');
     assert.match(version.stdout, /^shortlink \d+\.\d+\.\d+\n$/);
+  });
+
+  test('the installed package loads its PostgreSQL driver with the fix of ADR 23 (no install script needed)', async () => {
+    const driver = join(prefix, 'lib', 'node_modules', 'shortlink', 'dist', 'src', 'store', 'postgres', 'driver.js');
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(driver).href)}); console.log(String(m.driverProblem()));`;
+    const result = succeeded(
+      await run(join(NODE_24_DIR, 'node'), ['--input-type=module', '-e', script], { env: { ...process.env, PATH: `${NODE_24_DIR}:/usr/bin:/bin` } }),
+      'loading the installed driver',
+    );
+    assert.equal(result.stdout, 'undefined\n', 'no problem with the driver: the fix applied');
   });
 
   test('on an older Node it says in one line which Node it needs', { skip: SYSTEM_NODE === undefined ? 'no system Node' : false }, async () => {

@@ -9,7 +9,11 @@ import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
+import postgres from 'postgres';
+import { pgbouncerGate, startPgbouncer } from '../helpers/pgbouncer.ts';
 import { cleanup, runUntilExit, startServer, tempDatabase, type LogLine } from '../helpers/process.ts';
+import { privatePostgresGate, startPrivatePostgres } from '../helpers/private-services.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 describe('start checks of the server process', { timeout: 120_000 }, () => {
   after(cleanup);
@@ -70,6 +74,37 @@ describe('start checks of the server process', { timeout: 120_000 }, () => {
 
   const opened = (line: LogLine) => line.msg === 'database opened';
   const baseUrlWarning = (line: LogLine) => line.level === 40 && String(line.msg).startsWith('BASE_URL is unset');
+
+  test('behind PgBouncer with PostgreSQL down (server_login_retry), refuses with one line, no unhandled rejection (issue 23, item 19)',
+    { skip: privatePostgresGate().skip || pgbouncerGate().skip }, async (t) => {
+      const pg = await startPrivatePostgres();
+      t.after(() => pg.destroy());
+      const pooler = await startPgbouncer({ upstreamUrl: pg.adminUrl, serverLoginRetrySeconds: 60 });
+      t.after(() => pooler.destroy());
+      await pg.stop('fast');
+      // A client's login makes PgBouncer try the server and fail; from then on it refuses
+      // logins at once with server_login_retry (08P01) for the next minute.
+      const clients: postgres.Sql[] = [];
+      t.after(() => Promise.all(clients.map((sql) => sql.end({ timeout: 0 }).catch(() => undefined))));
+      await waitFor(async () => {
+        // No fetch of array types: unpatched, its failure here would be an unhandled rejection in this process.
+        const sql = postgres(pooler.url, { max: 1, prepare: false, fetch_types: false, connect_timeout: 2, onnotice: () => {} });
+        clients.push(sql);
+        const outcome = await Promise.race([
+          sql`SELECT 1`.then(() => 'answered', (error: { code?: string }) => error.code),
+          new Promise((resolve) => setTimeout(resolve, 1000, 'waiting')),
+        ]);
+        // The refusal (08P01) reaches this client as its connection closing.
+        return outcome === '08P01' || outcome === 'CONNECTION_CLOSED';
+      }, 'PgBouncer to refuse logins with server_login_retry', { timeoutMs: 30_000, intervalMs: 100 });
+
+      const result = await runUntilExit({ databasePath: pooler.url, env: { PG_PREPARE: 'false' } }, 20_000);
+      assert.equal(result.signal, null);
+      assert.equal(result.code, 1);
+      const lines = result.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
+      assert.match(lines[0]!, /^Unable to start: cannot open the database \(.*server_login_retry/);
+    });
 
   test('logs the engine and place of the database it opened', async () => {
     const database = tempDatabase();

@@ -30,10 +30,15 @@ export interface PgbouncerOptions {
   readonly upstreamUrl: string;
   /** Server connections per user and database (`default_pool_size`). */
   readonly poolSize?: number;
+  /**
+   * Seconds PgBouncer refuses logins after one to the server failed (`server_login_retry`,
+   * its default 15): a test that restarts the server often wants it shorter.
+   */
+  readonly serverLoginRetrySeconds?: number;
 }
 
 /** Starts PgBouncer in transaction mode, forwarding every database name to `upstreamUrl`'s server. */
-export async function startPgbouncer({ upstreamUrl, poolSize = 5 }: PgbouncerOptions): Promise<PrivatePgbouncer> {
+export async function startPgbouncer({ upstreamUrl, poolSize = 5, serverLoginRetrySeconds = 15 }: PgbouncerOptions): Promise<PrivatePgbouncer> {
   if (PGBOUNCER === undefined) throw new Error('pgbouncer is not installed');
   const upstream = new URL(upstreamUrl);
   const user = decodeURIComponent(upstream.username) || 'postgres';
@@ -52,6 +57,7 @@ export async function startPgbouncer({ upstreamUrl, poolSize = 5 }: PgbouncerOpt
     `auth_file = ${join(dir, 'userlist.txt')}`,
     'pool_mode = transaction',
     `default_pool_size = ${poolSize}`,
+    `server_login_retry = ${serverLoginRetrySeconds}`,
     'max_client_conn = 500',
     `logfile = ${join(dir, 'pgbouncer.log')}`,
     '',

@@ -156,5 +156,34 @@ describe('createBatcher', () => {
       const batcher = createBatcher<number, number>(async (items) => items.map((n) => n + 1), { timeoutMs: 5000 });
       assert.deepEqual(await Promise.all([1, 2, 3].map((n) => batcher.run(n))), [2, 3, 4]);
     });
+
+    test('drain gives up on a batch that never ends once its calls are answered by their deadline (a frozen database at shutdown)', async () => {
+      let release = (): void => undefined;
+      const batcher = createBatcher<number, number>(
+        (items) => new Promise((resolve) => { release = () => resolve(items.map((n) => n)); }),
+        { timeoutMs: 30 },
+      );
+      const calls = [1, 2].map((n) => batcher.run(n).then(() => assert.fail('answered'), assertTimedOut));
+      await batcher.drain();
+      await Promise.all(calls);
+      release();
+    });
+
+    test('drain still waits for a running batch whose calls are not answered yet', async () => {
+      let release = (): void => undefined;
+      const batcher = createBatcher<number, number>(
+        (items) => new Promise((resolve) => { release = () => resolve(items.map((n) => n * 2)); }),
+        { timeoutMs: 5000 },
+      );
+      const call = batcher.run(4);
+      let drained = false;
+      const draining = batcher.drain().then(() => { drained = true; });
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(drained, false);
+      release();
+      await draining;
+      assert.equal(await call, 8);
+    });
   });
 });

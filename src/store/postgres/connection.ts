@@ -2,10 +2,11 @@
  * One way to connect to PostgreSQL, shared by the server's store and the admin store: the
  * same pool settings and the same migrations. The same name as ../sqlite/connection.ts.
  */
-import postgres from 'postgres';
+import type postgresModule from 'postgres';
+import postgres, { driverProblem } from './driver.ts';
 import { applyMigrations } from './migrations.ts';
 
-export type Sql = postgres.Sql<Record<string, never>>;
+export type Sql = postgresModule.Sql<Record<string, never>>;
 
 export interface PostgresConnectOptions {
   readonly url: string;
@@ -35,6 +36,9 @@ export async function connect(options: PostgresConnectOptions): Promise<Sql> {
 
 /** As connect(), also saying how many migrations it applied (`shortlink migrate` reports it). */
 export async function connectMigrated(options: PostgresConnectOptions): Promise<{ sql: Sql; applied: number }> {
+  // Unpatched, a restart of PostgreSQL under load could kill the process (ADR 23).
+  const problem = driverProblem();
+  if (problem !== undefined) throw new Error(`the PostgreSQL driver lacks its connection fix: ${problem}`);
   const sql: Sql = postgres(options.url, {
     max: options.max,
     prepare: options.prepare ?? true,
