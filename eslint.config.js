@@ -23,8 +23,17 @@ const STORE_BACKEND = group(
 // The domain owns its ports (src/<concept>/*-store.ts); the engines implement them and import
 // the domain, never the reverse (STYLE.md habit 16).
 const STORE = group(String.raw`(^|/)store/`, 'The domain owns its ports: import the records and the store interface from your own folder (e.g. links/link-store.ts); engines implement them.');
+// The transports reach PostgreSQL through the patched driver (ADR 23), and nothing else of the store.
+const STORE_BUT_DRIVER = group(String.raw`(^|/)store/(?!postgres/driver\.ts$)`, 'A transport takes only the patched driver (store/postgres/driver.ts) from the store.');
 const FEATURES = group(String.raw`(^|/)(features/|app\.ts$)`, 'Only the composition root wires features.');
 const EVENT_TRANSPORTS = ['src/events/*-transport.ts', 'src/events/create-live-events.ts'];
+// Every folder below with a no-restricted-imports rule of its own.
+const LAYERED_FOLDERS = ['src/links/**', 'src/accounts/**', 'src/admin/**', 'src/stats/**', 'src/webhooks/**', 'src/events/**', 'src/store/**', 'src/http/**'];
+const PATCHED_DRIVER = {
+  name: 'postgres',
+  allowTypeImports: true,
+  message: 'Take the driver from src/store/postgres/driver.ts, which loads it with its fix (ADR 23).',
+};
 const CONFIG = group(String.raw`(^|/)config\.ts$`, 'Take the values you need as arguments; only the composition root reads Config.');
 const METRICS = group(String.raw`(^|/)metrics/`, 'The domain is not instrumented directly; metrics wrap it from outside (src/metrics/instrumented-store.ts).');
 // Database drivers are backends too, however they are reached.
@@ -97,12 +106,13 @@ export default defineConfig(
     // use a driver and read Config, but still know nothing of HTTP, the store or the wiring.
     name: 'shortlink/layering/event-transports',
     files: [...EVENT_TRANSPORTS],
-    rules: { 'no-restricted-imports': restrictImports([HTTP, STORE, METRICS, FEATURES], []) },
+    rules: { 'no-restricted-imports': restrictImports([HTTP, STORE_BUT_DRIVER, METRICS, FEATURES], [PATCHED_DRIVER]) },
   },
   {
     name: 'shortlink/layering/store',
     files: ['src/store/**'],
-    rules: { 'no-restricted-imports': restrictImports([HTTP, METRICS, FEATURES], []) },
+    ignores: ['src/store/postgres/driver.ts'],
+    rules: { 'no-restricted-imports': restrictImports([HTTP, METRICS, FEATURES], [PATCHED_DRIVER]) },
   },
   {
     name: 'shortlink/layering/http',
@@ -127,15 +137,13 @@ export default defineConfig(
   },
   {
     // The PostgreSQL driver is loaded with our fix to it (ADR 23): a module that imports
-    // 'postgres' itself gets the unpatched one. Type-only imports are harmless.
+    // 'postgres' itself gets the unpatched one. Type-only imports are harmless. The folders
+    // with layering rules of their own carry this path in them (a later object's options for
+    // a rule replace an earlier one's).
     name: 'shortlink/patched-driver',
     files: ['src/**'],
-    ignores: ['src/store/postgres/driver.ts', 'src/links/**', 'src/accounts/**', 'src/admin/**', 'src/http/**'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'postgres', allowTypeImports: true, message: 'Take the driver from src/store/postgres/driver.ts, which loads it with its fix (ADR 23).' }],
-      }],
-    },
+    ignores: ['src/store/postgres/driver.ts', ...LAYERED_FOLDERS],
+    rules: { 'no-restricted-imports': restrictImports([], [PATCHED_DRIVER]) },
   },
 
   // JavaScript files are not in tsconfig's program: lint them without type information.

@@ -109,6 +109,9 @@ describe('layering rules', () => {
     assert.deepEqual(await ruleIds('src/events/redis-transport.ts', importing('ioredis')), []);
     assert.deepEqual(await ruleIds('src/events/create-live-events.ts', importing('../config.ts')), []);
     assert.deepEqual(await ruleIds('src/events/redis-transport.ts', importing('../store/store.ts')), ['no-restricted-imports']);
+    assert.deepEqual(await ruleIds('src/events/postgres-transport.ts', importing('../store/postgres/driver.ts')), []);
+    assert.deepEqual(await ruleIds('src/events/postgres-transport.ts', importing('postgres')), ['no-restricted-imports']);
+    assert.deepEqual(await ruleIds('src/store/postgres/links.ts', importing('postgres')), ['no-restricted-imports']);
   });
 
   describe('reading the environment', () => {
