@@ -600,7 +600,7 @@ describe('import input handling', () => {
 describe('hostile import files', () => {
   const TOO_LONG = 'longer than 65,536 characters, far more than any link needs; it was not read';
   // A heap far smaller than the long line's text times the 35 copies the reader once made.
-  const SMALL_HEAP = { command: [process.execPath, '--max-old-space-size=64', CLI_ENTRY] } as const;
+  const SMALL_HEAP = { command: [process.execPath, '--max-old-space-size=32', CLI_ENTRY] } as const;
   const LONG = 24 * 1024 * 1024;
 
   test('a CSV record or JSON line far past any link is refused on its own, in bounded memory', { timeout: 180_000 }, async () => {
