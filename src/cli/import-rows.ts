@@ -119,7 +119,11 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
     if (header === undefined) return '';
     const value = get(header);
     if (value === undefined || value === null) return '';
-    if (typeof value === 'string') return value.trim();
+    if (typeof value === 'string') {
+      // A JSON escape can make a lone surrogate ("\ud800"), which would become U+FFFD.
+      if (!value.isWellFormed()) throw new NotText(`the value of "${header}" is not valid Unicode text (it holds a lone surrogate)`);
+      return value.trim();
+    }
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
     // An object or array in a JSON row (`{"toString": "x"}` would even make String() throw).
     throw new NotText(`the value of "${header}" is not text but ${Array.isArray(value) ? 'an array' : 'an object'}`);

@@ -643,12 +643,13 @@ describe('hostile import files', () => {
     assert.ok(links.every((link) => !link.pointsTo.includes('\ufffd') && !link.pointsTo.includes('%EF%BF%BD')), JSON.stringify(links));
   });
 
-  test('a JSON row whose target is an object is reported, and the other rows are imported', async () => {
+  test('a JSON row whose target is an object, an array or a lone surrogate is reported, and the other rows are imported', async () => {
     const database = folder.file('object-target.db');
     const owner = await withTakenCode(database);
     const data = [1, 2, 3, 4, 5, 6].map((n) => ({ address: `obj-${n}`, target: `https://example.com/${n}`, visit_count: n, banned: false, password: false }));
     data[2]!.target = { toString: 'x' } as unknown as string;
     data[4]!.target = ['https://example.com/array'] as unknown as string;
+    data[5]!.target = 'https://example.com/\ud800';
     const file = folder.file('object-target.json');
     writeFileSync(file, JSON.stringify({ total: 6, data }));
     const result = await runCli(['import', file, '--account', String(owner.uid)], { env: { DATABASE_URL: database } });
@@ -656,8 +657,9 @@ describe('hostile import files', () => {
     assert.deepEqual(notes(result.stdout), [
       'entry 3: rejected: the value of "target" is not text but an object',
       'entry 5: rejected: the value of "target" is not text but an array',
+      'entry 6: rejected: the value of "target" is not valid Unicode text (it holds a lone surrogate)',
     ]);
-    assert.match(result.stdout, /Imported 4 of 6 rows/);
+    assert.match(result.stdout, /Imported 3 of 6 rows/);
   });
 });
 
