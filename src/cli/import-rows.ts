@@ -121,7 +121,7 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
     if (value === undefined || value === null) return '';
     if (typeof value === 'string') {
       // A JSON escape can make a lone surrogate ("\ud800"), which would become U+FFFD.
-      if (!value.isWellFormed()) throw new NotText(`the value of "${header}" is not valid Unicode text (it holds a lone surrogate)`);
+      if (!value.isWellFormed()) throw new NotText(`the value of "${header}" is not well-formed Unicode text (it holds a lone surrogate)`);
       return value.trim();
     }
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);

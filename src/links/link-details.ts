@@ -37,7 +37,7 @@ function codePoints(text: string): number {
 export function parseTitle(value: string): string | null {
   // A JSON body may carry a lone surrogate (`"\ud800"`), which no encoding can store: it
   // would come back as U+FFFD.
-  if (!value.isWellFormed()) throw invalid('title must be valid Unicode text (it holds a lone surrogate)');
+  if (!value.isWellFormed()) throw invalid('title must be well-formed Unicode text');
   if (CONTROL.test(value)) throw invalid('title must not contain control characters');
   if (BIDI_CONTROL.test(value)) throw invalid('title must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)');
   if (codePoints(value) > TITLE_MAX) throw invalid(`title must be at most ${TITLE_MAX} characters long`);

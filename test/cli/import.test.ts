@@ -657,7 +657,7 @@ describe('hostile import files', () => {
     assert.deepEqual(notes(result.stdout), [
       'entry 3: rejected: the value of "target" is not text but an object',
       'entry 5: rejected: the value of "target" is not text but an array',
-      'entry 6: rejected: the value of "target" is not valid Unicode text (it holds a lone surrogate)',
+      'entry 6: rejected: the value of "target" is not well-formed Unicode text (it holds a lone surrogate)',
     ]);
     assert.match(result.stdout, /Imported 3 of 6 rows/);
   });

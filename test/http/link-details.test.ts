@@ -134,11 +134,15 @@ describe('create with details', () => {
     for (const payload of ['{"url":"https://example.com/","title":"\\ud800x"}', '{"url":"https://example.com/","title":"x\\udfff"}']) {
       const response = await app.inject({ method: 'POST', url: '/v1/link', headers, payload });
       assertError(response, 400, 'create link');
-      assert.match(response.body, /^Unable to create link: title must be valid Unicode text/);
+      assert.match(response.body, /^Unable to create link: title must be well-formed Unicode text/);
     }
     const rlo = await app.inject({ method: 'POST', url: '/v1/link', headers, payload: JSON.stringify({ url: 'https://example.com/', title: 'safe\u202egnp.exe' }) });
     assertError(rlo, 400, 'create link');
     assert.match(rlo.body, /^Unable to create link: title must not contain bidirectional controls/);
+    // Any text parameter: the target would otherwise carry U+FFFD's escape.
+    const target = await app.inject({ method: 'POST', url: '/v1/link', headers, payload: '{"url":"https://example.com/\\ud800"}' });
+    assertError(target, 400, 'create link');
+    assert.match(target.body, /^Unable to create link: url must be well-formed Unicode text/);
     assert.deepEqual((await listDetails(app, code)).links, []);
 
     await createLinkOk(app, code, { url: 'https://example.com/', short: 'bidi-edit', title: 'plain' });
