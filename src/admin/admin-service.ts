@@ -85,8 +85,11 @@ function cursorValue(raw: string | undefined): number {
  */
 function parseHost(raw: string): { ascii: string; unicode: string } {
   let url: URL | undefined;
+  // A colon after any bracketed IPv6 address is a port, even the default one (`:80`) or an
+  // empty one, which the URL parser drops without a trace.
+  const hasPort = raw.slice(raw.lastIndexOf(']') + 1).includes(':');
   try {
-    url = /[/?#@\s\\]/.test(raw) ? undefined : new URL(`http://${raw}/`);
+    url = hasPort || /[/?#@\s\\]/.test(raw) ? undefined : new URL(`http://${raw}/`);
   } catch {
     url = undefined;
   }

@@ -9,6 +9,11 @@ export interface CsvRecord {
   readonly fields: string[];
   /** The line (1-based) the record starts on, counting line breaks inside quoted fields. */
   readonly line: number;
+  /**
+   * Set when the record ran past `maxRecordLength`: its fields were dropped as they came
+   * (`fields` is empty), so that one endless record cannot fill memory.
+   */
+  readonly oversized?: true;
 }
 
 export class CsvError extends Error {
@@ -52,14 +57,21 @@ export function detectDelimiter(headerLine: string): Delimiter {
   return best;
 }
 
-/** Parses CSV text arriving in chunks of any size into records, fields split at `delimiter`. */
+/**
+ * Parses CSV text arriving in chunks of any size into records, fields split at `delimiter`.
+ * A record longer than `maxRecordLength` characters (line breaks included) is still read to
+ * its end, but without keeping its text: it comes out `oversized`, with no fields.
+ */
 export async function* parseCsv(
   chunks: AsyncIterable<string | Buffer> | Iterable<string>,
   delimiter: Delimiter = ',',
+  maxRecordLength = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<CsvRecord> {
   let state: State = State.FieldStart;
   let field = '';
   let fields: string[] = [];
+  let recordLength = 0;
+  let oversized = false;
   let line = 1;
   let recordLine = 1;
   let quoteLine = 1;
@@ -69,15 +81,18 @@ export async function* parseCsv(
   let failure: CsvError | undefined;
 
   const endField = () => {
-    fields.push(field);
+    if (!oversized) fields.push(field);
     field = '';
   };
   const endRecord = () => {
     endField();
+    if (oversized) ready.push({ fields: [], line: recordLine, oversized: true });
     // A blank line is one empty field: not a record.
-    if (!(fields.length === 1 && fields[0] === '')) ready.push({ fields, line: recordLine });
+    else if (!(fields.length === 1 && fields[0] === '')) ready.push({ fields, line: recordLine });
     fields = [];
     state = State.FieldStart;
+    recordLength = 0;
+    oversized = false;
   };
 
   for await (const chunk of chunks) {
@@ -91,6 +106,11 @@ export async function* parseCsv(
       // CRLF is one line break: the LF after a CR is skipped (or, inside quotes, not counted).
       const lfOfCRLF = c === '\n' && lastCR;
       lastCR = c === '\r';
+      if (++recordLength > maxRecordLength && !oversized) {
+        oversized = true;
+        fields = [];
+        field = '';
+      }
       switch (state) {
         case State.FieldStart:
         case State.Unquoted:
@@ -106,7 +126,7 @@ export async function* parseCsv(
             state = State.Quoted;
             quoteLine = line;
           } else {
-            field += c;
+            if (!oversized) field += c;
             state = State.Unquoted;
           }
           break;
@@ -115,12 +135,12 @@ export async function* parseCsv(
             state = State.QuoteInQuoted;
           } else {
             if (c === '\r' || (c === '\n' && !lfOfCRLF)) line++;
-            field += c;
+            if (!oversized) field += c;
           }
           break;
         case State.QuoteInQuoted:
           if (c === '"') {
-            field += '"';
+            if (!oversized) field += '"';
             state = State.Quoted;
           } else if (c === delimiter) {
             endField();

@@ -27,6 +27,15 @@ const ALIASES = {
 
 export type ImportField = keyof typeof ALIASES;
 
+/**
+ * The most characters one row (a CSV record, a JSON line) may hold. A link is at most a
+ * 2,000-character target and a 2,000-character code, with a few dates and counts; even written
+ * with JSON's six-character escapes and another shortener's extra columns it fits many times
+ * over. A longer row is refused without being kept, so that one endless line cannot fill
+ * memory.
+ */
+export const MAX_ROW_LENGTH = 65_536;
+
 /** The header name used for each field; `url` is the one that must be there. */
 export type ColumnMap = { readonly [F in ImportField]?: string } & { readonly url: string };
 
@@ -110,7 +119,14 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
     if (header === undefined) return '';
     const value = get(header);
     if (value === undefined || value === null) return '';
-    return (typeof value === 'string' ? value : String(value)).trim();
+    if (typeof value === 'string') {
+      // A JSON escape can make a lone surrogate ("\ud800"), which would become U+FFFD.
+      if (!value.isWellFormed()) throw new NotText(`the value of "${header}" is not well-formed Unicode text (it holds a lone surrogate)`);
+      return value.trim();
+    }
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    // An object or array in a JSON row (`{"toString": "x"}` would even make String() throw).
+    throw new NotText(`the value of "${header}" is not text but ${Array.isArray(value) ? 'an array' : 'an object'}`);
   };
   try {
     const url = text(map.url);
@@ -139,10 +155,13 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
 
     return { ok: true, row: { shortCode, pointsTo, accesses, dateCreated } };
   } catch (error) {
-    if (error instanceof DomainError) return { ok: false, reason: error.message };
+    if (error instanceof DomainError || error instanceof NotText) return { ok: false, reason: error.message };
     throw error;
   }
 }
+
+/** A JSON row's value that is an object or an array where text or a number belongs. */
+class NotText extends Error {}
 
 /** `https://bit.ly/3xYzAbc` or `bit.ly/3xYzAbc` → `3xYzAbc`. */
 export function shortCodeOfUrl(shortUrl: string): string {

@@ -29,6 +29,8 @@ export function readParameters<const Name extends string>(
     }
     const value = inQuery ?? inBody;
     if (value !== undefined && typeof value !== 'string') throw invalid(`the parameter "${name}" must be a string`);
+    // Only a JSON body can carry a lone surrogate ("\ud800"); stored, it would become U+FFFD.
+    if (value !== undefined && !value.isWellFormed()) throw invalid(`${name} must be well-formed Unicode text`);
     result[name] = value === '' && !keepEmpty ? undefined : value;
   }
   return result;

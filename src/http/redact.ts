@@ -1,11 +1,41 @@
-const UUID_SHAPE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-const REDACTED = '[REDACTED]';
+/**
+ * Redaction for log lines: pure functions over text, with no state and no logger of their own,
+ * so that whatever writes a line (the request log, an error line) can use them.
+ *
+ * A secret is recognised two ways: by its shape, wherever it appears (an access code is a
+ * UUID; an API key is `slk_` and 43 base64url characters), and by the name it is sent under
+ * (`auth`, `token`, `access_token`, `admin_token`, `password`, …), whatever its value looks
+ * like (the admin and metrics tokens are free text).
+ */
+
+/** An access code (a UUID) or an API key (`slk_` + 43 base64url characters), in any case. */
+const SECRET_SHAPE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|slk_[A-Za-z0-9_-]{43}/gi;
+const SECRET_SHAPE_ONCE = new RegExp(SECRET_SHAPE.source, 'i');
+export const REDACTED = '[REDACTED]';
 
 /**
- * A request URL fit for a log: anything that reads as a UUID once percent-decoded (any number
- * of times, anywhere: path, parameter names or values, whatever the separators) and the value
- * of every `auth`-like parameter are replaced, so an access code sent in the wrong place, or
- * disguised, still never reaches a log line in a form a reader could decode.
+ * Parameter names that carry credentials, compared with case and everything but letters and
+ * digits ignored: exactly these, or ending in one of the suffixes (`admin_token`,
+ * `client_secret`, `x-api-key`). `author` or `keyword` are not among them.
+ */
+const CREDENTIAL_NAME = /^(?:auth|authorization|bearer|key|pass|passwd|pwd|session|sessionid|sid|sig|signature|jwt|credentials?)$|(?:token|secret|password|apikey|accesskey|accesscode)$/;
+
+/** True when `name` (a query parameter's, raw or percent-encoded) is one that credentials travel under. */
+export function isCredentialName(name: string): boolean {
+  return CREDENTIAL_NAME.test(decodeFully(name).toLowerCase().replace(/[^a-z0-9]/g, ''));
+}
+
+/** True when `text` holds something shaped like a secret (a UUID, an API key) as it is, undecoded. */
+export function holdsSecretShape(text: string): boolean {
+  return SECRET_SHAPE_ONCE.test(text);
+}
+
+/**
+ * A request URL fit for a log: anything that reads as a secret's shape once percent-decoded
+ * (any number of times, anywhere: path, parameter names or values, whatever the separators)
+ * and the value of every parameter with a credential-like name are replaced, so a secret sent
+ * in the wrong place, or disguised, still never reaches a log line in a form a reader could
+ * decode.
  */
 export function redactUrl(url: string): string {
   const question = url.indexOf('?');
@@ -17,16 +47,11 @@ export function redactUrl(url: string): string {
       const pair = pairs[i]!;
       const equals = pair.indexOf('=');
       const rawName = equals === -1 ? pair : pair.slice(0, equals);
-      if (looksLikeAuth(rawName)) pairs[i] = `${rawName}=${REDACTED}`;
+      if (isCredentialName(rawName)) pairs[i] = `${rawName}=${REDACTED}`;
     }
     result = `${url.slice(0, question)}?${pairs.join('')}`;
   }
   return redactDecodedUuids(result);
-}
-
-/** `auth` however it is spelt: encoded, with `+`, spaces, NULs or other marks around it, in any case. */
-function looksLikeAuth(rawName: string): boolean {
-  return decodeFully(rawName).toLowerCase().replace(/[^a-z0-9]/g, '') === 'auth';
 }
 
 function decodeFully(raw: string): string {
@@ -40,14 +65,14 @@ function decodeFully(raw: string): string {
 }
 
 /**
- * Finds UUID-shaped text in the URL as a reader would see it after percent-decoding it (once or
+ * Finds secret-shaped text in the URL as a reader would see it after percent-decoding it (once or
  * repeatedly: `%2539` reads `%39`, then `9`) and replaces the raw characters it came from.
  * Each decoded character remembers the span of raw text it stands for, so a match maps back
  * exactly and the rest of the URL stays as it was.
  */
 function redactDecodedUuids(url: string): string {
   // Fast path: with no `%` there is nothing to decode.
-  if (!url.includes('%')) return url.replace(UUID_SHAPE, REDACTED);
+  if (!url.includes('%')) return url.replace(SECRET_SHAPE, REDACTED);
 
   let chars = [...url].map((char, index) => ({ char, start: index, end: index + 1 }));
   // Positions are UTF-16 offsets; `[...url]` splits by code point, so fix them up.
@@ -60,7 +85,7 @@ function redactDecodedUuids(url: string): string {
   const spans: Array<[number, number]> = [];
   const collect = () => {
     const text = chars.map((unit) => (unit.char.length === 1 ? unit.char : '\u0000')).join('');
-    for (const match of text.matchAll(UUID_SHAPE)) {
+    for (const match of text.matchAll(SECRET_SHAPE)) {
       spans.push([chars[match.index]!.start, chars[match.index + match[0].length - 1]!.end]);
     }
   };
@@ -73,7 +98,7 @@ function redactDecodedUuids(url: string): string {
       const high = chars[i + 1];
       const low = chars[i + 2];
       if (unit.char === '%' && high !== undefined && low !== undefined && /^[0-9a-f]{2}$/i.test(high.char + low.char)) {
-        // A byte above 0x7f is part of a multi-byte character, never a UUID character.
+        // A byte above 0x7f is part of a multi-byte character, never a secret's character.
         const byte = parseInt(high.char + low.char, 16);
         next.push({ char: byte < 0x80 ? String.fromCharCode(byte) : '\u0000', start: unit.start, end: low.end });
         i += 2;
@@ -99,8 +124,8 @@ function redactDecodedUuids(url: string): string {
 }
 
 /**
- * Any other text fit for a log (a User-Agent): whatever reads as a UUID, as an access code
- * does, once percent-decoded or as it is, is replaced as in a URL.
+ * Any other text fit for a log (a User-Agent): whatever reads as a secret's shape, once
+ * percent-decoded or as it is, is replaced as in a URL.
  */
 export function redactText(text: string): string {
   return redactDecodedUuids(text);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { holdsSecretShape } from './redact.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -20,11 +21,13 @@ let counter = 0;
 
 /**
  * Fastify's `genReqId`: keeps a sane incoming `X-Request-Id` (so one id follows a request
- * through the proxy and this service), otherwise makes a fresh one.
+ * through the proxy and this service), otherwise makes a fresh one. An id shaped like a
+ * secret (a UUID, as access codes are, or an API key) is replaced too: it would be written
+ * into every log line of the request and echoed back.
  */
 export function requestIdOf(raw: IncomingMessage): string {
   const given = raw.headers[REQUEST_ID_HEADER];
-  if (typeof given === 'string' && SANE_ID.test(given)) return given;
+  if (typeof given === 'string' && SANE_ID.test(given) && !holdsSecretShape(given)) return given;
   counter = counter === Number.MAX_SAFE_INTEGER ? 0 : counter + 1;
   return `${prefix}-${counter.toString(36)}`;
 }

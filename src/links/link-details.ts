@@ -16,6 +16,10 @@ const TAG_SHAPE = new RegExp(TAG_PATTERN);
 // C0 and C1 controls, DEL, and the line and paragraph separators.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+// Bidirectional formatting: embeddings and overrides (U+202A-U+202E), isolates
+// (U+2066-U+2069) and the marks (U+200E, U+200F, U+061C). An override makes
+// "gnp.exe" preceded by U+202E display as "exe.png"; a title has no use for them.
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/u;
 // RFC 3339 date-time (section 5.6): a T (either case), seconds, optional fraction, and an
 // offset that is Z or numeric. No offset or a bare date is refused rather than guessed.
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
@@ -26,9 +30,16 @@ function codePoints(text: string): number {
   return count;
 }
 
-/** A title: 0-200 code points, no control characters; empty means none. */
+/**
+ * A title: 0-200 code points of well-formed text, no control characters and no bidirectional
+ * formatting; empty means none.
+ */
 export function parseTitle(value: string): string | null {
+  // A JSON body may carry a lone surrogate (`"\ud800"`), which no encoding can store: it
+  // would come back as U+FFFD.
+  if (!value.isWellFormed()) throw invalid('title must be well-formed Unicode text');
   if (CONTROL.test(value)) throw invalid('title must not contain control characters');
+  if (BIDI_CONTROL.test(value)) throw invalid('title must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)');
   if (codePoints(value) > TITLE_MAX) throw invalid(`title must be at most ${TITLE_MAX} characters long`);
   return value === '' ? null : value;
 }

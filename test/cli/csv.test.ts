@@ -24,6 +24,18 @@ describe('CSV reader', () => {
     assert.deepEqual(await fields('a,,c\n,,\n'), [['a', '', 'c'], ['', '', '']]);
   });
 
+  test('a record past the bound comes out oversized and empty, and the records around it whole', async () => {
+    const records = [];
+    const text = `a,b\n1,${'x'.repeat(50)}\n2,"${'y\n'.repeat(30)}"\n3,z\n`;
+    for await (const record of parseCsv([text.slice(0, 40), text.slice(40)], ',', 20)) records.push(record);
+    assert.deepEqual(records, [
+      { fields: ['a', 'b'], line: 1 },
+      { fields: [], line: 2, oversized: true },
+      { fields: [], line: 3, oversized: true },
+      { fields: ['3', 'z'], line: 34 },
+    ]);
+  });
+
   test('reads quoted fields holding commas, doubled quotes and line breaks', async () => {
     const text = 'code,url,title\n' +
       'q1,"https://example.com/?a=1,2","say ""hi"""\n' +

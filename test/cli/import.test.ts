@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { cleanup, startServer } from '../helpers/process.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
 import { databaseState, portable, type DatabaseState } from './database-state.ts';
-import { jsonLines, openDatabase, runCli, seedAccount, tempFolder, type SeededAccount } from './support.ts';
+import { CLI_ENTRY, jsonLines, openDatabase, runCli, seedAccount, tempFolder, type SeededAccount } from './support.ts';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const UUID_V4 = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/;
@@ -594,6 +594,72 @@ describe('import input handling', () => {
     const state = await databaseState(database);
     assert.ok(state.links.some((link) => link.shortCode === 'broken-1'));
     assertCountsConsistent(state);
+  });
+});
+
+describe('hostile import files', () => {
+  const TOO_LONG = 'longer than 65,536 characters, far more than any link needs; it was not read';
+  // A heap far smaller than the long line's text times the 35 copies the reader once made.
+  const SMALL_HEAP = { command: [process.execPath, '--max-old-space-size=32', CLI_ENTRY] } as const;
+  const LONG = 24 * 1024 * 1024;
+
+  test('a CSV record or JSON line far past any link is refused on its own, in bounded memory', { timeout: 180_000 }, async () => {
+    const database = folder.file('long-lines.db');
+    const owner = await withTakenCode(database);
+    const env = { DATABASE_URL: database };
+    const csv = folder.file('long-line.csv');
+    // The second record is one quoted field spanning lines: the record is bounded, not a line.
+    writeFileSync(csv, `short,url\nlong-csv-1,https://example.com/1\nlong-csv-2,"https://example.com/${'a\n'.repeat(LONG / 2)}"\nlong-csv-3,https://example.com/3\n`);
+    const jsonl = folder.file('long-line.jsonl');
+    writeFileSync(jsonl, `{"short":"long-json-1","url":"https://example.com/1"}\n{"short":"long-json-2","url":"https://example.com/${'b'.repeat(LONG)}"}\n{"short":"long-json-3","url":"https://example.com/3"}\n`);
+    for (const [file, note] of [[csv, `line 3: rejected: the record is ${TOO_LONG}`], [jsonl, `line 2: rejected: the line is ${TOO_LONG}`]] as const) {
+      const result = await runCli(['import', file, '--account', String(owner.uid)], { env, ...SMALL_HEAP, timeoutMs: 150_000 });
+      assert.equal(result.code, 0, `${file}\n${result.stdout}\n${result.stderr.slice(0, 2000)}`);
+      assert.deepEqual(notes(result.stdout), [note]);
+      assert.match(result.stdout, /Imported 2 of 3 rows/);
+    }
+    const codes = (await databaseState(database)).links.map((link) => link.shortCode).sort();
+    assert.deepEqual(codes, ['long-csv-1', 'long-csv-3', 'long-json-1', 'long-json-3', 'taken-code']);
+  });
+
+  test('bytes that are not UTF-8 stop the import at their line instead of becoming U+FFFD', async () => {
+    const database = folder.file('not-utf8.db');
+    const owner = await withTakenCode(database);
+    const env = { DATABASE_URL: database };
+    const csv = folder.file('latin1.csv');
+    writeFileSync(csv, Buffer.concat([
+      Buffer.from('short,url\nutf8-ok,https://example.com/caf\u00e9\n'),
+      Buffer.from('latin1-row,https://example.com/caf'), Buffer.from([0xe9]), Buffer.from('\n'),
+    ]));
+    const jsonl = folder.file('latin1.jsonl');
+    writeFileSync(jsonl, Buffer.concat([Buffer.from('{"short":"j-latin1","url":"https://example.com/'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]));
+    for (const [file, line] of [[csv, 3], [jsonl, 1]] as const) {
+      const result = await runCli(['import', file, '--account', String(owner.uid)], { env });
+      assert.equal(result.code, 1, `${file}\n${result.stdout}\n${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`latin1\\.(csv|jsonl): line ${line}: the file is not UTF-8 text there`));
+    }
+    const links = (await databaseState(database)).links;
+    assert.deepEqual(links.map((link) => link.shortCode).sort(), ['taken-code', 'utf8-ok']);
+    assert.ok(links.every((link) => !link.pointsTo.includes('\ufffd') && !link.pointsTo.includes('%EF%BF%BD')), JSON.stringify(links));
+  });
+
+  test('a JSON row whose target is an object, an array or a lone surrogate is reported, and the other rows are imported', async () => {
+    const database = folder.file('object-target.db');
+    const owner = await withTakenCode(database);
+    const data = [1, 2, 3, 4, 5, 6].map((n) => ({ address: `obj-${n}`, target: `https://example.com/${n}`, visit_count: n, banned: false, password: false }));
+    data[2]!.target = { toString: 'x' } as unknown as string;
+    data[4]!.target = ['https://example.com/array'] as unknown as string;
+    data[5]!.target = 'https://example.com/\ud800';
+    const file = folder.file('object-target.json');
+    writeFileSync(file, JSON.stringify({ total: 6, data }));
+    const result = await runCli(['import', file, '--account', String(owner.uid)], { env: { DATABASE_URL: database } });
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.deepEqual(notes(result.stdout), [
+      'entry 3: rejected: the value of "target" is not text but an object',
+      'entry 5: rejected: the value of "target" is not text but an array',
+      'entry 6: rejected: the value of "target" is not well-formed Unicode text (it holds a lone surrogate)',
+    ]);
+    assert.match(result.stdout, /Imported 3 of 6 rows/);
   });
 });
 

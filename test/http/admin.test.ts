@@ -243,7 +243,8 @@ describe('GET /v1/admin/links', () => {
 
   test('refuses a host with a scheme, port or path (400)', async (t) => {
     const { app } = await appFor(t, { adminToken: TOKEN });
-    for (const host of ['https://a.example', 'a.example:8080', 'a.example/x', 'a b']) {
+    // A default port (80 for http) and an empty one vanish when parsed as a URL; still a port.
+    for (const host of ['https://a.example', 'a.example:8080', 'a.example:80', 'a.example:443', 'a.example:', '[::1]:80', '127.0.0.1:80', 'a.example/x', 'a b']) {
       assertError(await admin(app, 'GET', '/v1/admin/links', { host }), 400, 'administer');
     }
   });

@@ -97,6 +97,9 @@ describe('create with details', () => {
     const bad: Record<string, string>[] = [
       { title: 'x'.repeat(201) },
       { title: 'line\nbreak' },
+      // Bidirectional controls: "\u202egnp.exe" would display as "exe.png".
+      { title: 'safe\u202egnp.exe' },
+      { title: 'a\u202ab' }, { title: 'a\u2066b\u2069' }, { title: '\u200fx' }, { title: 'x\u200e' }, { title: 'x\u061c' },
       { tags: 'a,,b' },
       { tags: 'has space' },
       { tags: 'ü' },
@@ -122,6 +125,33 @@ describe('create with details', () => {
     assert.equal((await createLink(app, code, { url: 'https://example.com/', title: 'x'.repeat(200), max_visits: '2147483647', tags: Array.from({ length: 10 }, (_, i) => `t${i}`).join(',') })).statusCode, 200);
     const repeated = await app.inject({ method: 'GET', url: `/v1/link?url=https://example.com/&tags=a&tags=b&auth=${code}` });
     assertError(repeated, 400, 'create link');
+  });
+
+  test('refuses a title with a lone surrogate or a bidirectional control, on create and on edit, naming the title', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const headers = { authorization: `Bearer ${code}`, 'content-type': 'application/json' };
+    for (const payload of ['{"url":"https://example.com/","title":"\\ud800x"}', '{"url":"https://example.com/","title":"x\\udfff"}']) {
+      const response = await app.inject({ method: 'POST', url: '/v1/link', headers, payload });
+      assertError(response, 400, 'create link');
+      assert.match(response.body, /^Unable to create link: title must be well-formed Unicode text/);
+    }
+    const rlo = await app.inject({ method: 'POST', url: '/v1/link', headers, payload: JSON.stringify({ url: 'https://example.com/', title: 'safe\u202egnp.exe' }) });
+    assertError(rlo, 400, 'create link');
+    assert.match(rlo.body, /^Unable to create link: title must not contain bidirectional controls/);
+    // Any text parameter: the target would otherwise carry U+FFFD's escape.
+    const target = await app.inject({ method: 'POST', url: '/v1/link', headers, payload: '{"url":"https://example.com/\\ud800"}' });
+    assertError(target, 400, 'create link');
+    assert.match(target.body, /^Unable to create link: url must be well-formed Unicode text/);
+    assert.deepEqual((await listDetails(app, code)).links, []);
+
+    await createLinkOk(app, code, { url: 'https://example.com/', short: 'bidi-edit', title: 'plain' });
+    for (const payload of ['{"short":"bidi-edit","title":"\\ud83dx"}', JSON.stringify({ short: 'bidi-edit', title: '\u2067x' })]) {
+      assertError(await app.inject({ method: 'PATCH', url: '/v1/link', headers, payload }), 400, 'update link');
+    }
+    assert.deepEqual((await listDetails(app, code)).links.map((link) => link.Title), ['plain']);
+    // Right-to-left text itself is welcome.
+    await createLinkOk(app, code, { url: 'https://example.com/', short: 'rtl-title', title: 'שלום עולם' });
   });
 });
 

@@ -147,6 +147,8 @@ describe('access codes never reach the log', () => {
     ['an encoded code in a parameter name', (code) => ({ method: 'GET', url: `/v1/links?${percentEncodeAll(code)}=1` })],
     ['an encoded code in the path', (code) => ({ method: 'GET', url: `/v1/get/${percentEncodeAll(code)}` })],
     ['a refused request with a bad path', (code) => ({ method: 'GET', url: `/v1/get/%E0%A4%A?auth=${code}` })],
+    ['a code sent as X-Request-Id', (code) => ({ method: 'GET', url: '/v1/links', headers: { 'x-request-id': code } })],
+    ['a code sent as X-Request-Id in capitals', (code) => ({ method: 'GET', url: '/v1/links', headers: { 'x-request-id': code.toUpperCase() } })],
     [
       'a failed JSON create',
       (code) => ({ method: 'POST', url: `/v1/link?auth=${code}`, headers: { 'content-type': 'application/json' }, payload: '{' }),
@@ -184,6 +186,27 @@ describe('access codes never reach the log', () => {
     assert.ok(entry.url?.includes('url=https%3A%2F%2Fa.example%2F'), entry.url);
     assert.ok(entry.url?.includes('short=kept-name'), entry.url);
     assert.ok(!entry.url?.includes(code));
+  });
+
+  test('redacts the admin token under any credential-like name, and an API key wherever it is', async (t) => {
+    const token = 'Admin-Token_for-the-log-tests-0123456789';
+    const key = `slk_${'Ab9_-'.repeat(8)}xyz`;
+    const { app, lines } = await loggedApp(t, { overrides: { adminToken: token } });
+    const names = ['token', 'access_token', 'admin_token', 'Admin-Token', 'api_key', 'x-api-key', 'apikey', 'key', 'password', 'client_secret', 'authorization', 'bearer', 'metrics_token'];
+    for (const name of names) {
+      await app.inject({ method: 'GET', url: `/v1/admin/accounts?limit=1&${name}=${token}` });
+      await app.inject({ method: 'GET', url: `/v1/admin/accounts?${percentEncodeAll(name)}=${percentEncodeAll(token)}` });
+    }
+    await app.inject({ method: 'GET', url: `/v1/links?x=${key}` });
+    await app.inject({ method: 'GET', url: `/v1/get/${percentEncodeAll(key)}` });
+    await app.inject({ method: 'GET', url: '/v1/links', headers: { 'x-request-id': key } });
+    const written = lines();
+    assert.ok(written.length >= names.length * 2 + 3, 'every request was logged');
+    for (const line of written) {
+      assert.ok(!decodedForReading(line).includes(token.toLowerCase()), `log line carries the admin token: ${line}`);
+      assert.ok(!decodedForReading(line).includes(key.toLowerCase()), `log line carries the API key: ${line}`);
+    }
+    assert.ok(written.some((line) => line.includes('limit=1&token=[REDACTED]')), 'the rest of the query stays readable');
   });
 
   test('redacts codes sent over a real socket, including two Authorization headers', async (t) => {

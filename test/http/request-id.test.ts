@@ -59,7 +59,8 @@ describe('X-Request-Id', () => {
 
   test('keeps a sane incoming id', async (t) => {
     const { app } = await appFor(t);
-    for (const id of ['abc', 'req-42', 'a.b_c:d-e', '0123456789', 'x'.repeat(128), 'F3C1E6A0-7A1B-4C55-9D0E-2B7F9E6D1A2C']) {
+    // 32 hex digits without dashes (nginx's $request_id) are not an access code's shape.
+    for (const id of ['abc', 'req-42', 'a.b_c:d-e', '0123456789', 'x'.repeat(128), 'F3C1E6A07A1B4C559D0E2B7F9E6D1A2C']) {
       const response = await app.inject({ method: 'GET', url: '/v1/get/nothing', headers: { 'x-request-id': id } });
       assert.equal(response.headers['x-request-id'], id);
     }
@@ -72,6 +73,17 @@ describe('X-Request-Id', () => {
       const answered = response.headers['x-request-id'] as string;
       assert.match(answered, FRESH, `${JSON.stringify(id)} was replaced`);
     }
+  });
+
+  test('replaces an id shaped like a secret (an access code, an API key) instead of logging and echoing it', async (t) => {
+    const { app, entries } = await loggedApp(t);
+    const ids = ['F3C1E6A0-7A1B-4C55-9D0E-2B7F9E6D1A2C', 'trace:f3c1e6a0-7a1b-4c55-9d0e-2b7f9e6d1a2c', `slk_${'a'.repeat(43)}`];
+    for (const id of ids) {
+      const response = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': id } });
+      assert.match(response.headers['x-request-id'] as string, FRESH, `${id} was replaced`);
+    }
+    const logged = JSON.stringify(entries()).toLowerCase();
+    for (const id of ids) assert.ok(!logged.includes(id.toLowerCase()), logged);
   });
 
   test('replaces an id sent twice (over a real socket)', async (t) => {

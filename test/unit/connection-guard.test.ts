@@ -155,3 +155,32 @@ test('a pipeliner held by the guard gets the _paused accessor, and its requests 
   socket.destroy();
   await service.close();
 });
+
+test('a pipeliner whose requests are answered at once leaves the event loop a turn between its batches (other clients stay served)', async () => {
+  const count = 1000;
+  let served = 0;
+  let servedAtFirstTurn: number | undefined;
+  const service = await serve(
+    (_request, response) => {
+      // Booked at the first request: runs at the event loop's next turn.
+      if (served++ === 0) setImmediate(() => (servedAtFirstTurn = served));
+      response.end('ok\n');
+    },
+    { maxActive: 4, maxWaiting: 4096 },
+  );
+  const socket = connect(service.port, '127.0.0.1');
+  try {
+    socket.setEncoding('utf8');
+    let text = '';
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.write(pipelined(service.port, count));
+    while ((text.match(/\r\n\r\nok\n/g) ?? []).length < count) await once(socket, 'data');
+    assert.equal(served, count);
+    // Before, every request of the chunk ran in one go, each started by the close of the one
+    // before within the same tick: the turn came only after all of them.
+    assert.ok(servedAtFirstTurn !== undefined && servedAtFirstTurn < count / 10, `requests served before the loop's next turn: ${servedAtFirstTurn}`);
+  } finally {
+    socket.destroy();
+    await service.close();
+  }
+});

@@ -22,6 +22,22 @@ test('redacts the value of auth however its name is disguised', () => {
   assert.equal(redactUrl('/v1/links?author=kept'), '/v1/links?author=kept');
 });
 
+test('redacts the value under any credential-like name, and keeps ordinary names', () => {
+  for (const name of ['token', 'access_token', 'admin_token', 'ADMIN-TOKEN', 'id_token', 'api_key', 'apiKey', 'x-api-key', 'key', 'password', 'passwd', 'client_secret', 'authorization', 'session_id', 'sig']) {
+    assert.equal(redactUrl(`/v1/admin/links?${name}=free-text&q=x`), `/v1/admin/links?${name}=[REDACTED]&q=x`, name);
+  }
+  for (const name of ['author', 'keyword', 'short', 'url', 'q', 'host', 'tokens_used', 'passage']) {
+    assert.equal(redactUrl(`/x?${name}=kept`), `/x?${name}=kept`, name);
+  }
+});
+
+test('redacts an API key\'s shape wherever it is, encoded or not', () => {
+  const key = `slk_${'Z9_-x'.repeat(8)}abc`;
+  assert.equal(redactUrl(`/v1/links?q=${key}`), '/v1/links?q=[REDACTED]');
+  assert.equal(redactUrl(`/v1/get/${encoded(key)}`), '/v1/get/[REDACTED]');
+  assert.equal(redactUrl('/v1/get/slk_short'), '/v1/get/slk_short');
+});
+
 test('leaves text without a UUID alone, including broken escapes and non-ASCII bytes', () => {
   for (const url of ['/v1/get/%E0%A4%A', '/x?q=%zz%4', '/caf%C3%A9?a=b&c', '/plain']) assert.equal(redactUrl(url), url);
 });

@@ -10,7 +10,7 @@ import type { AdminStore, ImportLink, ImportOutcome } from '../../store/admin.ts
 import { reserveCodeFile, type CodeFileSlot } from '../access-code-source.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
 import { CsvError, DELIMITERS, detectDelimiter, parseCsv, type Delimiter } from '../csv.ts';
-import { checkRow, describeColumns, detectColumns, layoutName, type ColumnMap, type RowRules } from '../import-rows.ts';
+import { checkRow, describeColumns, detectColumns, layoutName, MAX_ROW_LENGTH, type ColumnMap, type RowRules } from '../import-rows.ts';
 import { createProgress } from '../progress.ts';
 import { DATABASE_HELP, openAdmin } from './admin-commands.ts';
 import { configOf } from './server-commands.ts';
@@ -101,7 +101,13 @@ ${DATABASE_HELP}
     const chunks = await openInput(file);
     let store: AdminStore | undefined;
     try {
-      const head = await chunks.head();
+      let head: string;
+      try {
+        head = await chunks.head();
+      } catch (error) {
+        if (error instanceof NotUtf8) throw new CliFailure(`${file}: ${error.message}`);
+        throw error;
+      }
       const format = flagFormat ?? sniffFormat(head);
       const delimiter = flagDelimiter ?? (file !== '-' && TAB_EXTENSIONS.has(extname(file).toLowerCase()) ? '\t' : detectDelimiter(head));
       store = await openAdmin(config, !dryRun);
@@ -127,7 +133,9 @@ ${DATABASE_HELP}
         // A file that turns unreadable part-way still has every row before the bad one
         // imported, so a rerun of the fixed file finds exactly those as conflicts.
         await run.abort(reading);
-        if (error instanceof CsvError || error instanceof JsonDocumentError) throw new CliFailure(`${file}: ${error.message}`);
+        if (error instanceof CsvError || error instanceof JsonDocumentError || error instanceof NotUtf8) {
+          throw new CliFailure(`${file}: ${error.message}`);
+        }
         throw error;
       }
     } finally {
@@ -190,18 +198,60 @@ function sniffFormat(head: string): ImportFormat {
 }
 
 interface Input {
-  /** The first non-blank line (byte-order mark and leading blanks removed), read ahead. */
+  /**
+   * The first non-blank line (byte-order mark and leading blanks removed), read ahead; only
+   * its first {@link MAX_ROW_LENGTH} characters when it is longer (a JSON document on one line).
+   */
   head(): Promise<string>;
   stream(): AsyncIterable<string>;
   close(): Promise<void>;
 }
 
+/** Bytes that are not UTF-8: the file is refused there rather than read with U+FFFD in their place. */
+class NotUtf8 extends Error {}
+
+/**
+ * Decodes UTF-8 strictly, a line at a time so that the report can say where the file stops
+ * being text. A line break (0x0A) never occurs inside a multi-byte character, so each line
+ * ends a character; the decoder carries a character split between chunks over.
+ */
+async function* strictUtf8(source: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  // The byte-order mark is kept, for the readers that skip it to find.
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let line = 1;
+  const refuse = () => new NotUtf8(`line ${line}: the file is not UTF-8 text there; save it as UTF-8 (the import never guesses another encoding)`);
+  for await (const chunk of source) {
+    const pieces: string[] = [];
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline + 1;
+      try {
+        pieces.push(decoder.decode(chunk.subarray(start, end), { stream: newline === -1 }));
+      } catch {
+        // The lines before are sound: they are read (and imported) first.
+        if (pieces.length > 0) yield pieces.join('');
+        throw refuse();
+      }
+      if (newline === -1) break;
+      line++;
+      start = end;
+    }
+    yield pieces.join('');
+  }
+  try {
+    const rest = decoder.decode();
+    if (rest !== '') yield rest;
+  } catch {
+    throw refuse();
+  }
+}
+
 async function openInput(file: string): Promise<Input> {
-  let source: AsyncIterable<string>;
+  let bytes: AsyncIterable<Buffer>;
   let close = async () => {};
   if (file === '-') {
-    process.stdin.setEncoding('utf8');
-    source = process.stdin;
+    bytes = process.stdin;
   } else {
     let handle;
     try {
@@ -209,14 +259,14 @@ async function openInput(file: string): Promise<Input> {
     } catch (error) {
       throw new CliFailure(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
-    const stream = handle.createReadStream({ encoding: 'utf8' });
-    source = stream;
+    const stream = handle.createReadStream();
+    bytes = stream;
     close = async () => {
       stream.destroy();
       await handle.close().catch(() => undefined);
     };
   }
-  const iterator = source[Symbol.asyncIterator]();
+  const iterator = strictUtf8(bytes)[Symbol.asyncIterator]();
   const peeked: string[] = [];
   return {
     async head() {
@@ -224,7 +274,7 @@ async function openInput(file: string): Promise<Input> {
       // is searched: a file of one long line (a JSON document) arrives in many.
       let text = peeked.join('').replace(/^[\s\ufeff]+/, '');
       let complete = /[\r\n]/.test(text);
-      while (!complete) {
+      while (!complete && text.length <= MAX_ROW_LENGTH) {
         const next = await iterator.next();
         if (next.done === true) break;
         peeked.push(next.value);
@@ -232,7 +282,7 @@ async function openInput(file: string): Promise<Input> {
         text += chunk;
         complete = /[\r\n]/.test(chunk);
       }
-      return text.split(/[\r\n]/, 1)[0]!.trimEnd();
+      return text.split(/[\r\n]/, 1)[0]!.slice(0, MAX_ROW_LENGTH).trimEnd();
     },
     async *stream() {
       yield* peeked;
@@ -268,7 +318,12 @@ async function* readRows(format: ImportFormat, delimiter: Delimiter, chunks: Asy
     let columns: ColumnMap | undefined;
     let index = new Map<string, number>();
     const shape = delimiter === ',' ? undefined : `${DELIMITERS[delimiter]}-separated`;
-    for await (const record of parseCsv(chunks, delimiter)) {
+    for await (const record of parseCsv(chunks, delimiter, MAX_ROW_LENGTH)) {
+      if (record.oversized === true) {
+        if (headers === undefined) throw new CliFailure(`line ${record.line}: the header is ${TOO_LONG}`);
+        yield { where: `line ${record.line}`, problem: `the record is ${TOO_LONG}`, get: () => undefined, columns: undefined, headers: [] };
+        continue;
+      }
       if (headers === undefined) {
         headers = record.fields.map((field) => field.trim());
         const found = detectColumns(headers);
@@ -326,17 +381,27 @@ async function* readRows(format: ImportFormat, delimiter: Delimiter, chunks: Asy
     return;
   }
 
+  // JSON lines, each kept only up to MAX_ROW_LENGTH: a longer one is refused as it streams past.
   let line = 0;
-  let rest = '';
-  const parse = function (text: string, at: number): SourceRow | undefined {
+  let pieces: string[] = [];
+  let length = 0;
+  let oversized = false;
+  const endLine = (): SourceRow | undefined => {
+    line++;
+    const text = pieces.join('');
+    const tooLong = oversized;
+    pieces = [];
+    length = 0;
+    oversized = false;
+    if (tooLong) return { where: `line ${line}`, problem: `the line is ${TOO_LONG}`, get: () => undefined, columns: undefined, headers: [] };
     if (text.trim() === '') return undefined;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return { where: `line ${at}`, problem: 'not valid JSON', get: () => undefined, columns: undefined, headers: [] };
+      return { where: `line ${line}`, problem: 'not valid JSON', get: () => undefined, columns: undefined, headers: [] };
     }
-    return rowOf(value, `line ${at}`);
+    return rowOf(value, `line ${line}`);
   };
   let first = true;
   for await (let chunk of chunks) {
@@ -344,20 +409,31 @@ async function* readRows(format: ImportFormat, delimiter: Delimiter, chunks: Asy
       first = false;
       if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
     }
-    rest += chunk;
-    let newline: number;
-    while ((newline = rest.indexOf('\n')) !== -1) {
-      const text = rest.slice(0, newline);
-      rest = rest.slice(newline + 1);
-      line++;
-      const row = parse(text, line);
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf('\n', start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (!oversized) {
+        length += end - start;
+        if (length > MAX_ROW_LENGTH) {
+          oversized = true;
+          pieces = [];
+        } else if (end > start) {
+          pieces.push(chunk.slice(start, end));
+        }
+      }
+      if (newline === -1) break;
+      const row = endLine();
       if (row !== undefined) yield row;
+      start = newline + 1;
     }
   }
-  line++;
-  const row = parse(rest, line);
+  const row = endLine();
   if (row !== undefined) yield row;
 }
+
+/** Why a row past {@link MAX_ROW_LENGTH} is refused. */
+const TOO_LONG = `longer than ${MAX_ROW_LENGTH.toLocaleString('en')} characters, far more than any link needs; it was not read`;
 
 // ---------------------------------------------------------------------------------------------
 // Importing

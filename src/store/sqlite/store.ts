@@ -155,7 +155,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         if (isBusy(error)) endRead();
         throw error;
       }
-    }, timeoutMs));
+    }, timeoutMs), options.path);
   }
 
   /**
@@ -178,7 +178,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         try { rollback.run(); } catch { /* already rolled back by SQLite */ }
         throw error;
       }
-    }, timeoutMs, signal));
+    }, timeoutMs, signal), options.path);
   }
 
   const counter = createGroupCommit<CountedRow>((increments, signal, now, visits) =>
@@ -265,7 +265,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   }
 
   const administration = prepareAdministration(db);
-  const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
+  const writes = createWriteBatch(db, transaction, (error) => translateError(error, options.path), timeoutMs);
   const webhooks = prepareWebhooks(db, read, writes);
   const engine: SqliteEngine = { db, read, writes, outbox: webhooks.outbox, administration };
   const statsByScope = {
@@ -315,7 +315,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
 
     async ping(probe?: PingOptions) {
       if (probe?.write !== true) {
-        return guarded(() => void statements.ping.get());
+        return guarded(() => void statements.ping.get(), options.path);
       }
       // Through the write batch, like every write: it ends the shared read and commits.
       await writes.run(() => statements.pingWrite.run());
