@@ -69,6 +69,14 @@ export interface ListLinksOptions {
   readonly cursor?: string;
 }
 
+/** What `shorten` answers: the short URL as the service wrote it, and its shortcode. */
+export interface CreatedLink {
+  /** `BASE_URL/ShortCode`, as the service answers it. */
+  readonly shortUrl: string;
+  /** The link's shortcode: the one asked for, or the one the service generated. */
+  readonly shortCode: string;
+}
+
 export interface LinkPage {
   readonly links: LinkDetails[];
   /** Pass as `cursor` for the next page; undefined on the last one. */
@@ -172,6 +180,15 @@ export class ShortlinkClient {
     if (options.maxVisits !== undefined) body.max_visits = options.maxVisits;
     const response = await this.#send({ method: 'POST', path: '/v1/link', authenticated: true, operation: 'create link', body });
     return response.text();
+  }
+
+  /**
+   * Creates a link like `createLink`, and answers both its short URL and its shortcode, so
+   * that callers need not take the URL apart to edit, delete or count the link later.
+   */
+  async shorten(url: string, options: CreateLinkOptions = {}): Promise<CreatedLink> {
+    const shortUrl = await this.createLink(url, options);
+    return { shortUrl, shortCode: options.short ?? shortCodeOf(shortUrl) };
   }
 
   /** Edits one of the account's links (`PATCH /v1/link`) and answers it as it then stands. */
@@ -503,6 +520,17 @@ function pageQuery(options: AdminPageOptions): URLSearchParams {
   if (options.limit !== undefined) query.set('limit', String(options.limit));
   if (options.cursor !== undefined) query.set('cursor', options.cursor);
   return query;
+}
+
+/** The shortcode of a short URL: its last path segment (shortcodes hold no `/`). */
+function shortCodeOf(shortUrl: string): string {
+  const path = parseUrl(shortUrl)?.pathname ?? shortUrl;
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
 }
 
 async function errorOf(response: Response, operation: string): Promise<ShortlinkError> {
