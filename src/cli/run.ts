@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { ShortlinkError } from '../../packages/client/src/index.ts';
 import { CliFailure, ExitCode, UsageError, type CliContext, type Command } from './command.ts';
 import { exportLinks, setMaxLinks } from './commands/admin-commands.ts';
-import { accountCreate, accountInfo, deleteLink, events, links, resolve, shorten, stats } from './commands/api-commands.ts';
+import {
+  accountCreate, accountDelete, accountInfo, accountRotate, deleteLink, edit, events, links, resolve, shorten, stats,
+} from './commands/api-commands.ts';
 import { webhooksAdd, webhooksDeliveries, webhooksDelete, webhooksList } from './commands/webhook-commands.ts';
 import { importLinks } from './commands/import-command.ts';
 import { disableAccount, enableAccount, listAccounts, searchLinks, takeDown } from './commands/moderation-commands.ts';
@@ -16,7 +18,10 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
   { title: 'Server', commands: [serve, migrate] },
   {
     title: 'Your account and links, through a running server (--server URL, default http://localhost:8080)',
-    commands: [accountCreate, accountInfo, shorten, links, resolve, deleteLink, stats, events, webhooksAdd, webhooksList, webhooksDelete, webhooksDeliveries],
+    commands: [
+      accountCreate, accountInfo, accountRotate, accountDelete, shorten, edit, links, resolve, deleteLink, stats, events,
+      webhooksAdd, webhooksList, webhooksDelete, webhooksDeliveries,
+    ],
   },
   {
     title: 'Administration, directly on the database named by DATABASE_URL',
