@@ -7,7 +7,7 @@
  * keeps: an account's `link_count` always equals the links it holds, a shortcode belongs to
  * one link, and the cap is settled by the database inside each write transaction.
  */
-import type { AccountRecord, LinkDetailsRecord, NewAccount } from './store.ts';
+import type { AccountRecord, LinkDetailsInput, LinkDetailsRecord, NewAccount } from './store.ts';
 
 // The opener and its error, where the CLI has always imported them from.
 export { openAdminStore, type OpenAdminOptions } from './open-store.ts';
@@ -68,18 +68,14 @@ export interface Administration {
   takeDownLink(shortCode: string, eventId?: string): Promise<LinkDetailsRecord | undefined>;
 }
 
-/** One link as `export` writes it. */
-export interface ExportedLink {
-  readonly shortCode: string;
-  readonly pointsTo: string;
-  readonly createdBy: number;
-  readonly accesses: number;
-  /** As stored: `new Date().toISOString()` form. */
-  readonly dateCreated: string;
-}
+/** One link as `export` writes it: everything the link holds. */
+export type ExportedLink = LinkDetailsRecord;
 
-/** One link to import, already validated; it is given to the account named in the options. */
-export interface ImportLink {
+/**
+ * One link to import, already validated; it is given to the account named in the options.
+ * Its details are optional: a file from another shortener may have none.
+ */
+export interface ImportLink extends LinkDetailsInput {
   readonly shortCode: string;
   readonly pointsTo: string;
   readonly accesses: number;

@@ -17,8 +17,15 @@ import { configOf, describeStorage } from './server-commands.ts';
 
 export type FileFormat = 'jsonl' | 'csv';
 
-/** The columns of an export, in the contract's Link order plus the creation date. */
-export const EXPORT_COLUMNS = ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated'] as const;
+/**
+ * The columns of an export: the contract's LinkDetails order (the Link's four keys,
+ * DateCreated, then the details). In CSV, Tags is one field of comma-separated tags (the
+ * API's own form; tags hold no commas) and an absent Title, ExpiresAt or MaxVisits is an
+ * empty field; in JSON lines they are an array and nulls, as the API answers them.
+ */
+export const EXPORT_COLUMNS = [
+  'ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits',
+] as const;
 
 export const DATABASE_HELP = `
 Works on the database named by DATABASE_URL (a SQLite file path, or postgres://…; default
@@ -84,12 +91,15 @@ export const exportLinks: Command = {
   summary: 'write every link to stdout or a file: export [--format jsonl|csv] [--output FILE]',
   help: `Usage: shortlink export [--format jsonl|csv] [--output FILE]
 
-Writes every link of every account, oldest first, read from one consistent snapshot:
-ShortCode, PointsTo, CreatedBy, Accesses and DateCreated. Streams, so any number of links
-fits in little memory; a progress line goes to stderr every 10,000 links.
+Writes every link of every account, oldest first, read from one consistent snapshot, with
+everything it holds: ShortCode, PointsTo, CreatedBy, Accesses, DateCreated, Title, Tags,
+ExpiresAt and MaxVisits. Streams, so any number of links fits in little memory; a progress
+line goes to stderr every 10,000 links.
 
-  jsonl   one JSON object per line, keys as above (the default)
-  csv     a header line, then RFC 4180 records (quoted where needed)
+  jsonl   one JSON object per line, keys as above (the default); Tags an array, an absent
+          Title, ExpiresAt or MaxVisits null, as the API answers them
+  csv     a header line, then RFC 4180 records (quoted where needed); Tags one field of
+          comma-separated tags ("a,b"), an absent value an empty field
 
 Options:
   --format jsonl|csv  default: from the --output extension (.csv, .jsonl), else jsonl
@@ -166,9 +176,16 @@ function jsonLine(link: ExportedLink): string {
     CreatedBy: link.createdBy,
     Accesses: link.accesses,
     DateCreated: link.dateCreated,
+    Title: link.title,
+    Tags: link.tags,
+    ExpiresAt: link.expiresAt,
+    MaxVisits: link.maxVisits,
   })}\n`;
 }
 
 function csvLine(link: ExportedLink): string {
-  return csvRecord([link.shortCode, link.pointsTo, link.createdBy, link.accesses, link.dateCreated]);
+  return csvRecord([
+    link.shortCode, link.pointsTo, link.createdBy, link.accesses, link.dateCreated,
+    link.title ?? '', link.tags.join(','), link.expiresAt ?? '', link.maxVisits ?? '',
+  ]);
 }
