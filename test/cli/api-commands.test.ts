@@ -7,6 +7,7 @@ import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'n
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../helpers/private-services.ts';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
+import { databaseState } from './database-state.ts';
 import { runCli, tempFolder, type RunOptions } from './support.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -210,6 +211,31 @@ describe('commands against a running server', () => {
     const bad = await cli(['links', '--limit', '0'], { env });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--limit must be a whole number ≥ 1/);
+  });
+
+  test('links --csv prints every field of every link, and import reads it back whole into another database', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    await cli(['shorten', 'https://example.com/c1?a=1,2', '--short', 'cli-csv-1', '--title', 'Say "hi", ü', '--tags', 'x,y', '--max-visits', '4'], { env });
+    await cli(['shorten', 'https://example.com/c2', '--short', 'cli-csv-2', '--expires', '2098-05-06T07:08:09Z'], { env });
+    await cli(['resolve', 'cli-csv-1']);
+    const csv = await cli(['links', '--csv'], { env });
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.ok(csv.stdout.startsWith('ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n'), csv.stdout);
+    const file = folder.file('links-export.csv');
+    writeFileSync(file, csv.stdout);
+    const database = folder.file('from-csv.db');
+    const imported = await runCli(['import', file], { env: { DATABASE_URL: database } });
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /Imported 2 of 2 rows/);
+    const { links: rows } = await databaseState(database);
+    const listed = JSON.parse((await cli(['links', '--json'], { env })).stdout) as Record<string, unknown>[];
+    assert.deepEqual(rows.map((row) => ({
+      ShortCode: row.shortCode, PointsTo: row.pointsTo, Accesses: row.accesses, DateCreated: row.dateCreated, Title: row.title,
+      Tags: row.tags === '' ? [] : row.tags.split(','), ExpiresAt: row.expiresAt, MaxVisits: row.maxVisits,
+    })), listed.map(({ CreatedBy: _owner, ...rest }) => rest));
+    const both = await cli(['links', '--csv', '--json'], { env });
+    assert.equal(both.code, 2);
   });
 
   test('account rotate prints the new code, or replaces the code file in use; the old code stops working', async () => {

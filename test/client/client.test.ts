@@ -83,6 +83,18 @@ describe('client against a running server', () => {
     assert.equal(edited.Title, 'Two');
   });
 
+  test('listLinksCsv answers the links as CSV, the columns of shortlink export', async () => {
+    const { account, client } = await signedIn();
+    await client.createLink('https://example.com/csv', { short: 'client-csv', title: 'A, "b"', tags: ['t1', 't2'] });
+    const [link] = await client.listLinks();
+    assert.equal(
+      await client.listLinksCsv(),
+      'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n' +
+        `client-csv,https://example.com/csv,${account.Uid},0,${link!.DateCreated},"A, ""b""","t1,t2",,\n`,
+    );
+    assert.equal(await client.listLinksCsv({ q: 'nothing-matches' }), 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n');
+  });
+
   test('listLinks answers the LinkDetails of each link, oldest first', async () => {
     const { account, client } = await signedIn();
     assert.deepEqual(await client.listLinks(), []);

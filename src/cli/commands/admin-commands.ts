@@ -9,23 +9,13 @@ import { extname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../../config.ts';
+import { LINK_CSV_HEADER, linkCsvRecord } from '../../http/links-csv.ts';
 import type { AdminStore, ExportedLink } from '../../store/admin.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type Command } from '../command.ts';
-import { csvRecord } from '../csv.ts';
 import { createProgress } from '../progress.ts';
 import { configOf, describeStorage } from './server-commands.ts';
 
 export type FileFormat = 'jsonl' | 'csv';
-
-/**
- * The columns of an export: the contract's LinkDetails order (the Link's four keys,
- * DateCreated, then the details). In CSV, Tags is one field of comma-separated tags (the
- * API's own form; tags hold no commas) and an absent Title, ExpiresAt or MaxVisits is an
- * empty field; in JSON lines they are an array and nulls, as the API answers them.
- */
-export const EXPORT_COLUMNS = [
-  'ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits',
-] as const;
 
 export const DATABASE_HELP = `
 Works on the database named by DATABASE_URL (a SQLite file path, or postgres://…; default
@@ -99,7 +89,8 @@ line goes to stderr every 10,000 links.
   jsonl   one JSON object per line, keys as above (the default); Tags an array, an absent
           Title, ExpiresAt or MaxVisits null, as the API answers them
   csv     a header line, then RFC 4180 records (quoted where needed); Tags one field of
-          comma-separated tags ("a,b"), an absent value an empty field
+          comma-separated tags ("a,b"), an absent value an empty field: the columns of
+          GET /v1/links?format=csv, which any account may ask of its own links
 
 Options:
   --format jsonl|csv  default: from the --output extension (.csv, .jsonl), else jsonl
@@ -125,9 +116,9 @@ ${DATABASE_HELP}
     async function* chunks(): AsyncGenerator<string> {
       // Rows are gathered into chunks of about 64 KiB: one stream write per row costs more
       // than the formatting.
-      let chunk = format === 'csv' ? csvRecord(EXPORT_COLUMNS) : '';
+      let chunk = format === 'csv' ? LINK_CSV_HEADER : '';
       for await (const link of store.exportLinks()) {
-        chunk += format === 'csv' ? csvLine(link) : jsonLine(link);
+        chunk += format === 'csv' ? linkCsvRecord(link) : jsonLine(link);
         progress.tick();
         if (chunk.length >= 65_536) {
           yield chunk;
@@ -181,11 +172,4 @@ function jsonLine(link: ExportedLink): string {
     ExpiresAt: link.expiresAt,
     MaxVisits: link.maxVisits,
   })}\n`;
-}
-
-function csvLine(link: ExportedLink): string {
-  return csvRecord([
-    link.shortCode, link.pointsTo, link.createdBy, link.accesses, link.dateCreated,
-    link.title ?? '', link.tags.join(','), link.expiresAt ?? '', link.maxVisits ?? '',
-  ]);
 }

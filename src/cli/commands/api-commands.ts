@@ -180,14 +180,8 @@ function visitLimit(command: Command, raw: string): number {
 
 /** The details of one of the account's links, found by its shortcode. */
 async function detailsOf(client: ShortlinkClient, shortCode: string): Promise<LinkDetails | undefined> {
-  let cursor: string | undefined;
-  do {
-    const page = await client.listLinksPage({ q: shortCode, limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
-    const found = page.links.find((link) => link.ShortCode === shortCode);
-    if (found !== undefined) return found;
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return undefined;
+  // q matches within shortcodes, targets and titles: every match comes, the exact one is kept.
+  return (await client.listLinks({ q: shortCode })).find((link) => link.ShortCode === shortCode);
 }
 
 export const shorten: Command = {
@@ -294,17 +288,20 @@ export function describeLink(link: LinkDetails): string {
 export const links: Command = {
   name: 'links',
   summary: 'list your links: links [--search TEXT] [--tag a,b] [--limit N]',
-  help: `Usage: shortlink links [--search TEXT] [--tag a,b] [--limit N] [--json]
+  help: `Usage: shortlink links [--search TEXT] [--tag a,b] [--limit N] [--json | --csv]
                       [--code-file PATH] [--server URL]
 
 Lists your links, oldest first: shortcode, accesses and target, one per line (all of them,
-page after page, unless --limit is given).
+unless --limit is given).
 
 Options:
   --search TEXT       only links whose shortcode, target or title holds TEXT (any case)
   --tag a,b           only links carrying every one of these tags
   --limit N           at most N links (1-1000)
   --json              print the API's JSON array (LinkDetails) instead
+  --csv               print the API's CSV instead (GET /v1/links?format=csv): every field of
+                      every link, the columns of "shortlink export"; "shortlink import" on a
+                      server's database reads it back whole
 ${CODE_HELP}
 `,
   async run(args, context) {
@@ -312,33 +309,26 @@ ${CODE_HELP}
       command: links,
       options: {
         ...CODE_OPTIONS, search: { type: 'string' }, tag: { type: 'string' }, limit: { type: 'string' },
-        json: { type: 'boolean' },
+        json: { type: 'boolean' }, csv: { type: 'boolean' },
       },
       positionals: [],
     });
     if (parsed === undefined) return 0;
-    const { search, tag, limit } = parsed.values;
+    const { search, tag, limit, json, csv } = parsed.values;
+    if (json === true && csv === true) throw new UsageError(links.name, '--json and --csv exclude each other');
+    // Without --limit the service answers every matching link at once.
     const options: ListLinksOptions = {
       ...(search === undefined ? {} : { q: search }),
       ...(tag === undefined ? {} : { tags: tagList(tag) }),
+      ...(limit === undefined ? {} : { limit: wholeNumber(links, '--limit', limit, 1) }),
     };
     const client = authenticatedClient(links, context, parsed.values);
-    let list: LinkDetails[];
-    if (limit !== undefined) {
-      list = await client.listLinks({ ...options, limit: wholeNumber(links, '--limit', limit, 1) });
-    } else if (Object.keys(options).length === 0) {
-      list = await client.listLinks();
-    } else {
-      // Filtered lists are paged by the service: follow the pages.
-      list = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listLinksPage({ ...options, limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
-        list.push(...page.links);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
+    if (csv === true) {
+      context.stdout.write(await client.listLinksCsv(options));
+      return 0;
     }
-    if (parsed.values.json === true) printJson(context, list);
+    const list = await client.listLinks(options);
+    if (json === true) printJson(context, list);
     else context.stdout.write(table(list));
     return 0;
   },
