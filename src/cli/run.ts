@@ -29,6 +29,14 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
   },
 ];
 
+/**
+ * The Node the server and the database commands need: node:sqlite unflagged, and what the
+ * tests run. The commands that talk to a server over HTTP run on Node 20 too (an installed
+ * package runs on the Node that installed it; bin/shortlink.js).
+ */
+export const SERVER_NODE_MAJOR = 24;
+const NEEDS_SERVER_NODE: ReadonlySet<Command> = new Set([GROUPS[0]!, GROUPS[2]!].flatMap((group) => group.commands));
+
 const COMMANDS = new Map(GROUPS.flatMap((group) => group.commands.map((command) => [command.name, command] as const)));
 /** Words that only open a group of commands: `account`, `admin`. */
 const PREFIXES = new Set([...COMMANDS.keys()].filter((name) => name.includes(' ')).map((name) => name.split(' ')[0]!));
@@ -98,6 +106,14 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     if (command === undefined) return usageFailure(context, `unknown command "${first}"`);
   }
 
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < SERVER_NODE_MAJOR && NEEDS_SERVER_NODE.has(command) && !rest.includes('--help') && !rest.includes('-h')) {
+    context.stderr.write(
+      `shortlink ${command.name}: needs Node ${SERVER_NODE_MAJOR} or newer (it opens the database), and this is Node ${process.versions.node}; ` +
+        'the commands that talk to a server (account, shorten, links, …) run on this Node\n',
+    );
+    return ExitCode.Failure;
+  }
   try {
     return await command.run(rest, context);
   } catch (error) {
