@@ -95,6 +95,9 @@ describe('commands against a running server', () => {
     });
     assert.equal(fromFile.code, 0, fromFile.stderr);
     assert.deepEqual(JSON.parse(fromFile.stdout), account);
+    // --json is taken by every command, and changes nothing where the output is JSON already.
+    const withFlag = await cli(['account', 'info', '--json'], { env: { SHORTLINK_ACCESS_CODE: account.AccessCode } });
+    assert.equal(withFlag.stdout, fromEnv.stdout);
   });
 
   test('a code file that others may read or write is refused, naming the fix', async () => {

@@ -28,6 +28,14 @@ describe('shortlink help and usage', () => {
     });
   }
 
+  test('every command of the server API takes --json, printing JSON', async () => {
+    const apiCommands = COMMANDS.filter((command) => !['serve', 'migrate', 'export', 'import'].includes(command) && !command.startsWith('admin '));
+    for (const command of apiCommands) {
+      const result = await runCli([...command.split(' '), '--help']);
+      assert.match(result.stdout, /\[--json[\] ]/, `${command} --help names --json`);
+    }
+  });
+
   test('"--help" and "help" list every command', async () => {
     for (const args of [['--help'], ['help']]) {
       const result = await runCli(args);

@@ -18,6 +18,10 @@ export const SERVER_VARIABLE = 'SHORTLINK_SERVER';
 const SERVER_OPTION = { server: { type: 'string' } } as const;
 export const CODE_OPTIONS = { server: { type: 'string' }, 'code-file': { type: 'string' } } as const;
 
+/** `--json` on a command whose output is JSON anyway: scripts may pass it to every command. */
+export const JSON_ALREADY = { json: { type: 'boolean' } } as const;
+export const JSON_ALREADY_HELP = '  --json              accepted, and changes nothing: the output is JSON already';
+
 const CONNECTION_HELP = `
 Connection:
   --server URL        the service, default $${SERVER_VARIABLE} or ${DEFAULT_SERVER}`;
@@ -86,8 +90,8 @@ export function printJson(context: CliContext, value: unknown): void {
 export const accountCreate: Command = {
   name: 'account create',
   summary: 'create an account and print it with its access code',
-  help: `Usage: shortlink account create [--save-code PATH] [--server URL]
-       shortlink account create --database [--max-links N] [--save-code PATH]
+  help: `Usage: shortlink account create [--save-code PATH] [--json] [--server URL]
+       shortlink account create --database [--max-links N] [--save-code PATH] [--json]
 
 Creates an account and prints it as JSON: Uid, AccessCode, DateCreated, MaxLinks.
 The access code is the account's only key and cannot be shown again.
@@ -98,12 +102,13 @@ Options:
   --database          create it directly in the database named by DATABASE_URL instead of
                       asking a server: how operators make accounts while REGISTRATION=closed
   --max-links N       with --database: its MaxLinks (default: DEFAULT_MAX_LINKS, or 20)
+${JSON_ALREADY_HELP}
 ${CONNECTION_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: accountCreate,
-      options: { ...SERVER_OPTION, 'save-code': { type: 'string' }, database: { type: 'boolean' }, 'max-links': { type: 'string' } },
+      options: { ...SERVER_OPTION, ...JSON_ALREADY, 'save-code': { type: 'string' }, database: { type: 'boolean' }, 'max-links': { type: 'string' } },
       positionals: [],
     });
     if (parsed === undefined) return 0;
@@ -148,13 +153,16 @@ function printAccount(context: CliContext, account: Account, savePath: string | 
 export const accountInfo: Command = {
   name: 'account info',
   summary: 'show the account of your access code',
-  help: `Usage: shortlink account info [--code-file PATH] [--server URL]
+  help: `Usage: shortlink account info [--json] [--code-file PATH] [--server URL]
 
 Prints your account as JSON: Uid, AccessCode, DateCreated, MaxLinks.
+
+Options:
+${JSON_ALREADY_HELP}
 ${CODE_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: accountInfo, options: CODE_OPTIONS, positionals: [] });
+    const parsed = parseCommand(args, context, { command: accountInfo, options: { ...CODE_OPTIONS, ...JSON_ALREADY }, positionals: [] });
     if (parsed === undefined) return 0;
     printJson(context, await authenticatedClient(accountInfo, context, parsed.values).getAccount());
     return 0;
@@ -348,14 +356,17 @@ function table(list: readonly Link[]): string {
 export const resolve: Command = {
   name: 'resolve',
   summary: 'look a link up: resolve CODE (counts one access)',
-  help: `Usage: shortlink resolve CODE [--server URL]
+  help: `Usage: shortlink resolve CODE [--json] [--server URL]
 
 Prints the link CODE as JSON: ShortCode, PointsTo, CreatedBy, Accesses. Like any resolution
 this counts one access, and the answer includes it. Needs no access code.
+
+Options:
+${JSON_ALREADY_HELP}
 ${CONNECTION_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: resolve, options: SERVER_OPTION, positionals: ['code'] });
+    const parsed = parseCommand(args, context, { command: resolve, options: { ...SERVER_OPTION, ...JSON_ALREADY }, positionals: ['code'] });
     if (parsed === undefined) return 0;
     const client = clientFor(serverOf(resolve, context, parsed.values.server));
     printJson(context, await client.resolve(parsed.positionals[0]!));
@@ -388,7 +399,7 @@ ${CODE_HELP}
 export const accountRotate: Command = {
   name: 'account rotate',
   summary: 'give your account a new access code (the old one stops working)',
-  help: `Usage: shortlink account rotate [--save-code PATH] [--code-file PATH] [--server URL]
+  help: `Usage: shortlink account rotate [--save-code PATH] [--json] [--code-file PATH] [--server URL]
 
 Gives your account a new access code (POST /v1/rotate_access_code) and prints the account as
 JSON with it: Uid, AccessCode, DateCreated, MaxLinks. The old code stops working on every
@@ -398,11 +409,12 @@ Options:
   --save-code PATH    write the new code to PATH (mode 0600) instead of printing it. PATH may
                       be the --code-file in use: it is then replaced whole (written beside it
                       and renamed), never left half-written; any other PATH must not exist yet
+${JSON_ALREADY_HELP}
 ${CODE_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
-      command: accountRotate, options: { ...CODE_OPTIONS, 'save-code': { type: 'string' } }, positionals: [],
+      command: accountRotate, options: { ...CODE_OPTIONS, ...JSON_ALREADY, 'save-code': { type: 'string' } }, positionals: [],
     });
     if (parsed === undefined) return 0;
     const savePath = parsed.values['save-code'];
@@ -513,7 +525,7 @@ ${CODE_HELP}
 export const events: Command = {
   name: 'events',
   summary: 'follow your account\'s events live, one JSON line each',
-  help: `Usage: shortlink events [--count N] [--code-file PATH] [--server URL]
+  help: `Usage: shortlink events [--count N] [--json] [--code-file PATH] [--server URL]
 
 Prints your account's events as they happen on any instance (GET /v1/events): one JSON
 line each, {"id", "type", "timestamp", "data"}, for link.created, link.updated,
@@ -524,12 +536,13 @@ not replayed: what happens while nothing listens is not shown.
 
 Options:
   --count N           stop after N events
+${JSON_ALREADY_HELP}
 ${CODE_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: events,
-      options: { ...CODE_OPTIONS, count: { type: 'string' } },
+      options: { ...CODE_OPTIONS, ...JSON_ALREADY, count: { type: 'string' } },
       positionals: [],
     });
     if (parsed === undefined) return 0;
