@@ -17,8 +17,12 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** node:sqlite unflagged, type stripping for development, and what the tests run. */
-export const SUPPORTED_NODE = '>=24';
+/**
+ * What the installed package runs on: the CLI's server commands (account, shorten, links, …)
+ * from Node 20; the server and the database commands need Node 24 (node:sqlite unflagged, and
+ * what the tests run) and say so when started on an older one (src/cli/run.ts).
+ */
+export const SUPPORTED_NODE = '>=20';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const manifest = join(root, 'package.json');

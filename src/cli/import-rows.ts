@@ -7,6 +7,7 @@
  * `Short URL`, `short_url` and `shortUrl` are one name.
  */
 import { DomainError } from '../errors.ts';
+import { parseMaxVisits, parseTags, parseTitle, TITLE_MAX } from '../links/link-details.ts';
 import { validateImportedShortcode } from '../links/shortcode.ts';
 import { validateTargetUrl } from '../links/target-url.ts';
 
@@ -17,8 +18,15 @@ const ALIASES = {
   /** A whole short URL, whose last path segment is the shortcode (Bitly's `link`). */
   shortUrl: ['shorturl', 'link', 'bitlink', 'shortlink', 'shortenedurl'],
   url: ['pointsto', 'longurl', 'url', 'target', 'destination', 'destinationurl', 'originalurl'],
-  accesses: ['accesses', 'clicks', 'visits', 'visitcount', 'visitscount', 'totalclicks', 'hits'],
+  accesses: ['accesses', 'clicks', 'visits', 'visitcount', 'visitscount', 'totalclicks', 'hits', 'visitssummarytotal'],
   dateCreated: ['datecreated', 'createdat', 'created', 'timestamp', 'creationdate', 'date'],
+  /** YOURLS, Shlink and Bitly call it title; Kutt, description. */
+  title: ['title', 'description'],
+  /** An array (JSON), or text: tags separated by commas, `|` (Shlink's CSV) or semicolons. */
+  tags: ['tags', 'tag', 'labels'],
+  /** Shlink keeps it in `meta.validUntil`; Kutt calls it `expire_in`. */
+  expiresAt: ['expiresat', 'expires', 'expiration', 'expirationdate', 'validuntil', 'metavaliduntil', 'expirein'],
+  maxVisits: ['maxvisits', 'visitlimit', 'metamaxvisits'],
   /** Kutt marks links an admin took down: they are not brought back. */
   banned: ['banned'],
   /** Kutt's password-protected links: Shortlink has no passwords, so they would open to anyone. */
@@ -90,6 +98,10 @@ export function describeColumns(map: ColumnMap): string {
   parts.push(`url ← ${map.url}`);
   parts.push(map.accesses === undefined ? 'accesses 0' : `accesses ← ${map.accesses}`);
   parts.push(map.dateCreated === undefined ? 'date created now' : `date created ← ${map.dateCreated}`);
+  if (map.title !== undefined) parts.push(`title ← ${map.title}`);
+  if (map.tags !== undefined) parts.push(`tags ← ${map.tags}`);
+  if (map.expiresAt !== undefined) parts.push(`expires ← ${map.expiresAt}`);
+  if (map.maxVisits !== undefined) parts.push(`visit limit ← ${map.maxVisits}`);
   return parts.join(', ');
 }
 
@@ -109,6 +121,11 @@ export interface CheckedRow {
   readonly pointsTo: string;
   readonly accesses: number;
   readonly dateCreated: string;
+  readonly title: string | null;
+  readonly tags: readonly string[];
+  /** Kept as the file has it, even when past: an exported expired link stays expired. */
+  readonly expiresAt: string | null;
+  readonly maxVisits: number | null;
 }
 
 export type RowResult = { readonly ok: true; readonly row: CheckedRow } | { readonly ok: false; readonly reason: string };
@@ -153,7 +170,21 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
       dateCreated = date.iso;
     }
 
-    return { ok: true, row: { shortCode, pointsTo, accesses, dateCreated } };
+    // The details, by the API's rules (a title like `title`, tags like `tags`, a limit
+    // like `max_visits`), except that an expiry may be past: the link comes back expired.
+    const title = parseTitle(foreignTitle(text(map.title)));
+    const tags = parseTags(tagText(map.tags === undefined ? undefined : get(map.tags)));
+    const rawExpiry = text(map.expiresAt);
+    let expiresAt: string | null = null;
+    if (rawExpiry !== '') {
+      const date = readDate(rawExpiry);
+      if (!date.ok) return { ok: false, reason: `the expiry ${JSON.stringify(rawExpiry)} ${date.reason}` };
+      expiresAt = date.iso;
+    }
+    const rawLimit = text(map.maxVisits);
+    const maxVisits = rawLimit === '' || rawLimit === '0' ? null : parseMaxVisits(rawLimit);
+
+    return { ok: true, row: { shortCode, pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits } };
   } catch (error) {
     if (error instanceof DomainError || error instanceof NotText) return { ok: false, reason: error.message };
     throw error;
@@ -162,6 +193,24 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
 
 /** A JSON row's value that is an object or an array where text or a number belongs. */
 class NotText extends Error {}
+
+/**
+ * A title from another shortener, made to fit ours: YOURLS and Bitly keep the whole page
+ * title, which may be longer than 200 characters or hold line breaks. Control characters
+ * become spaces and the title is cut to 200 code points, rather than the link left out.
+ */
+function foreignTitle(raw: string): string {
+  // eslint-disable-next-line no-control-regex -- replacing control characters is the point
+  const clean = raw.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/gu, ' ').trim();
+  return [...clean].slice(0, TITLE_MAX).join('').trimEnd();
+}
+
+/** Tags as the API takes them (comma-separated), from a JSON array or `a|b`, `a;b`, `a, b` text. */
+function tagText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) return value.map((tag) => (typeof tag === 'string' ? tag : JSON.stringify(tag))).join(',');
+  return (typeof value === 'string' ? value : String(value)).split(/[,|;]/).map((tag) => tag.trim()).filter((tag) => tag !== '').join(',');
+}
 
 /** `https://bit.ly/3xYzAbc` or `bit.ly/3xYzAbc` → `3xYzAbc`. */
 export function shortCodeOfUrl(shortUrl: string): string {

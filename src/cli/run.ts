@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { ShortlinkError } from '../../packages/client/src/index.ts';
 import { CliFailure, ExitCode, UsageError, type CliContext, type Command } from './command.ts';
 import { exportLinks, setMaxLinks } from './commands/admin-commands.ts';
-import { accountCreate, accountInfo, deleteLink, events, links, resolve, shorten, stats } from './commands/api-commands.ts';
+import {
+  accountCreate, accountDelete, accountInfo, accountRotate, deleteLink, edit, events, links, resolve, shorten, stats,
+} from './commands/api-commands.ts';
 import { webhooksAdd, webhooksDeliveries, webhooksDelete, webhooksList } from './commands/webhook-commands.ts';
 import { importLinks } from './commands/import-command.ts';
 import { disableAccount, enableAccount, listAccounts, searchLinks, takeDown } from './commands/moderation-commands.ts';
@@ -16,13 +18,24 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
   { title: 'Server', commands: [serve, migrate] },
   {
     title: 'Your account and links, through a running server (--server URL, default http://localhost:8080)',
-    commands: [accountCreate, accountInfo, shorten, links, resolve, deleteLink, stats, events, webhooksAdd, webhooksList, webhooksDelete, webhooksDeliveries],
+    commands: [
+      accountCreate, accountInfo, accountRotate, accountDelete, shorten, edit, links, resolve, deleteLink, stats, events,
+      webhooksAdd, webhooksList, webhooksDelete, webhooksDeliveries,
+    ],
   },
   {
     title: 'Administration, directly on the database named by DATABASE_URL',
     commands: [listAccounts, setMaxLinks, disableAccount, enableAccount, searchLinks, takeDown, exportLinks, importLinks],
   },
 ];
+
+/**
+ * The Node the server and the database commands need: node:sqlite unflagged, and what the
+ * tests run. The commands that talk to a server over HTTP run on Node 20 too (an installed
+ * package runs on the Node that installed it; bin/shortlink.js).
+ */
+export const SERVER_NODE_MAJOR = 24;
+const NEEDS_SERVER_NODE: ReadonlySet<Command> = new Set([GROUPS[0]!, GROUPS[2]!].flatMap((group) => group.commands));
 
 const COMMANDS = new Map(GROUPS.flatMap((group) => group.commands.map((command) => [command.name, command] as const)));
 /** Words that only open a group of commands: `account`, `admin`. */
@@ -93,6 +106,14 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     if (command === undefined) return usageFailure(context, `unknown command "${first}"`);
   }
 
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < SERVER_NODE_MAJOR && NEEDS_SERVER_NODE.has(command) && !rest.includes('--help') && !rest.includes('-h')) {
+    context.stderr.write(
+      `shortlink ${command.name}: needs Node ${SERVER_NODE_MAJOR} or newer (it opens the database), and this is Node ${process.versions.node}; ` +
+        'the commands that talk to a server (account, shorten, links, …) run on this Node\n',
+    );
+    return ExitCode.Failure;
+  }
   try {
     return await command.run(rest, context);
   } catch (error) {

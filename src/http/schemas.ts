@@ -177,6 +177,9 @@ export const ListLinksQuery = Type.Object({
   tag: Type.Optional(Type.String({ description: 'Only links carrying all these tags (comma-separated)' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: `At most this many links (1 to ${LIST_LIMIT_MAX}); all when omitted` })),
   cursor: Type.Optional(Type.String({ description: 'Where the page starts: the cursor of the previous answer\'s Link rel="next" header' })),
+  format: Type.Optional(Type.String({
+    description: 'csv: the links as CSV, the columns of `shortlink export` (as `Accept: text/csv` does); json (default)',
+  })),
   auth: AUTH,
 });
 

@@ -9,21 +9,18 @@
  */
 import type { AccountRecord, NewAccount } from '../accounts/account-store.ts';
 import type { AdminAccount, Administration } from '../admin/administration.ts';
+import type { LinkDetailsInput, LinkDetailsRecord } from '../links/link-store.ts';
 
 export type { AccountChanges, AdminAccount, Administration, FoundLink, LinkSearch, UpdateAccountResult } from '../admin/administration.ts';
 
-/** One link as `export` writes it. */
-export interface ExportedLink {
-  readonly shortCode: string;
-  readonly pointsTo: string;
-  readonly createdBy: number;
-  readonly accesses: number;
-  /** As stored: `new Date().toISOString()` form. */
-  readonly dateCreated: string;
-}
+/** One link as `export` writes it: everything the link holds. */
+export type ExportedLink = LinkDetailsRecord;
 
-/** One link to import, already validated; it is given to the account named in the options. */
-export interface ImportLink {
+/**
+ * One link to import, already validated; it is given to the account named in the options.
+ * Its details are optional: a file from another shortener may have none.
+ */
+export interface ImportLink extends LinkDetailsInput {
   readonly shortCode: string;
   readonly pointsTo: string;
   readonly accesses: number;

@@ -7,9 +7,6 @@
 /** A `LinkRecord`. */
 export const LINK_COLUMNS = 'short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy", accesses';
 
-/** An `ExportedLink`. */
-export const EXPORTED_LINK_COLUMNS = `${LINK_COLUMNS}, date_created AS "dateCreated"`;
-
 /** An `AccountRecord`. */
 export const ACCOUNT_COLUMNS = 'uid, date_created AS "dateCreated", max_links AS "maxLinks", disabled';
 

@@ -7,6 +7,7 @@ import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'n
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../helpers/private-services.ts';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
+import { databaseState } from './database-state.ts';
 import { runCli, tempFolder, type RunOptions } from './support.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -64,13 +65,18 @@ describe('commands against a running server', () => {
     const path = folder.file('saved-code');
     const result = await cli(['account', 'create', '--save-code', path]);
     assert.equal(result.code, 0, result.stderr);
-    const account = JSON.parse(result.stdout) as AccountJson;
-    assert.equal(readFileSync(path, 'utf8'), `${account.AccessCode}\n`);
+    const code = readFileSync(path, 'utf8').trim();
+    assert.match(code, UUID_V4);
     assert.equal(statSync(path).mode & 0o777, 0o600);
+    // The code went to the file only: not to stdout, nor to stderr.
+    const printed = JSON.parse(result.stdout) as Omit<AccountJson, 'AccessCode'>;
+    assert.deepEqual(Object.keys(printed), ['Uid', 'DateCreated', 'MaxLinks']);
+    assert.ok(!result.stdout.includes(code) && !result.stderr.includes(code));
+    assert.match(result.stderr, /saved in .*not printed; use --code-file/);
 
     const info = await cli(['account', 'info', '--code-file', path]);
     assert.equal(info.code, 0, info.stderr);
-    assert.deepEqual(JSON.parse(info.stdout), account);
+    assert.deepEqual(JSON.parse(info.stdout), { Uid: printed.Uid, AccessCode: code, DateCreated: printed.DateCreated, MaxLinks: printed.MaxLinks });
 
     const again = await cli(['account', 'create', '--save-code', path]);
     assert.equal(again.code, 1);
@@ -89,6 +95,9 @@ describe('commands against a running server', () => {
     });
     assert.equal(fromFile.code, 0, fromFile.stderr);
     assert.deepEqual(JSON.parse(fromFile.stdout), account);
+    // --json is taken by every command, and changes nothing where the output is JSON already.
+    const withFlag = await cli(['account', 'info', '--json'], { env: { SHORTLINK_ACCESS_CODE: account.AccessCode } });
+    assert.equal(withFlag.stdout, fromEnv.stdout);
   });
 
   test('a code file that others may read or write is refused, naming the fix', async () => {
@@ -136,6 +145,136 @@ describe('commands against a running server', () => {
     const generated = await cli(['shorten', 'https://example.com/generated'], { env });
     assert.equal(generated.code, 0, generated.stderr);
     assert.match(generated.stdout, new RegExp(`^${E2E_BASE_URL}/[A-Za-z0-9]{6}\\n$`));
+  });
+
+  test('shorten takes a title, tags, an expiry and a visit limit; --json prints the short URL and the LinkDetails', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    const expires = '2099-01-02T03:04:05.000Z';
+    const result = await cli([
+      'shorten', 'https://example.com/detailed', '--short', 'cli-detailed', '--title', 'Launch page', '--tags', 'Alpha, beta',
+      '--expires', expires, '--max-visits', '7', '--json',
+    ], { env });
+    assert.equal(result.code, 0, result.stderr);
+    const created = JSON.parse(result.stdout) as Record<string, unknown>;
+    assert.deepEqual(created, {
+      ShortUrl: `${E2E_BASE_URL}/cli-detailed`, ShortCode: 'cli-detailed', PointsTo: 'https://example.com/detailed', CreatedBy: account.Uid,
+      Accesses: 0, DateCreated: created.DateCreated, Title: 'Launch page', Tags: ['alpha', 'beta'], ExpiresAt: expires, MaxVisits: 7,
+    });
+    const badLimit = await cli(['shorten', 'https://example.com/x', '--max-visits', 'many'], { env });
+    assert.equal(badLimit.code, 2);
+    assert.match(badLimit.stderr, /--max-visits must be a whole number/);
+  });
+
+  test('edit changes a link and an empty value clears a field; --json prints the LinkDetails', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    await cli(['shorten', 'https://example.com/before', '--short', 'cli-edit', '--title', 'Old', '--tags', 'a,b', '--max-visits', '1'], { env });
+    await cli(['resolve', 'cli-edit']);
+    const gone = await cli(['resolve', 'cli-edit']);
+    assert.match(gone.stderr, /reached its visit limit \(HTTP 410\)/);
+
+    const changed = await cli(['edit', 'cli-edit', '--url', 'https://example.com/after', '--title', 'New', '--max-visits', '', '--json'], { env });
+    assert.equal(changed.code, 0, changed.stderr);
+    const details = JSON.parse(changed.stdout) as Record<string, unknown>;
+    assert.deepEqual(
+      { ...details, DateCreated: undefined },
+      { ShortCode: 'cli-edit', PointsTo: 'https://example.com/after', CreatedBy: account.Uid, Accesses: 1, DateCreated: undefined,
+        Title: 'New', Tags: ['a', 'b'], ExpiresAt: null, MaxVisits: null },
+    );
+    assert.equal((await cli(['resolve', 'cli-edit'])).code, 0, 'clearing the limit makes it resolve again');
+
+    const cleared = await cli(['edit', 'cli-edit', '--title', '', '--tags', ''], { env });
+    assert.equal(cleared.code, 0, cleared.stderr);
+    assert.match(cleared.stdout, /^ShortCode {3}cli-edit\nPointsTo {4}https:\/\/example\.com\/after\n[\s\S]*Title {7}-\nTags {8}-\n/);
+
+    const nothing = await cli(['edit', 'cli-edit'], { env });
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /nothing to change/);
+    const unknown = await cli(['edit', 'cli-edit-none', '--title', 'x'], { env });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /\(HTTP 404\)/);
+  });
+
+  test('links filters by text and tags, and limits', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    await cli(['shorten', 'https://example.com/f1', '--short', 'cli-filter-1', '--tags', 'red'], { env });
+    await cli(['shorten', 'https://example.com/f2', '--short', 'cli-filter-2', '--tags', 'red,blue', '--title', 'Needle'], { env });
+    await cli(['shorten', 'https://example.com/f3', '--short', 'cli-filter-3'], { env });
+    const codes = async (...args: string[]) => {
+      const result = await cli(['links', '--json', ...args], { env });
+      assert.equal(result.code, 0, result.stderr);
+      return (JSON.parse(result.stdout) as { ShortCode: string }[]).map((link) => link.ShortCode);
+    };
+    assert.deepEqual(await codes('--tag', 'red'), ['cli-filter-1', 'cli-filter-2']);
+    assert.deepEqual(await codes('--tag', 'red,blue'), ['cli-filter-2']);
+    assert.deepEqual(await codes('--search', 'needle'), ['cli-filter-2']);
+    assert.deepEqual(await codes('--limit', '2'), ['cli-filter-1', 'cli-filter-2']);
+    const bad = await cli(['links', '--limit', '0'], { env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--limit must be a whole number ≥ 1/);
+  });
+
+  test('links --csv prints every field of every link, and import reads it back whole into another database', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    await cli(['shorten', 'https://example.com/c1?a=1,2', '--short', 'cli-csv-1', '--title', 'Say "hi", ü', '--tags', 'x,y', '--max-visits', '4'], { env });
+    await cli(['shorten', 'https://example.com/c2', '--short', 'cli-csv-2', '--expires', '2098-05-06T07:08:09Z'], { env });
+    await cli(['resolve', 'cli-csv-1']);
+    const csv = await cli(['links', '--csv'], { env });
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.ok(csv.stdout.startsWith('ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n'), csv.stdout);
+    const file = folder.file('links-export.csv');
+    writeFileSync(file, csv.stdout);
+    const database = folder.file('from-csv.db');
+    const imported = await runCli(['import', file], { env: { DATABASE_URL: database } });
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /Imported 2 of 2 rows/);
+    const { links: rows } = await databaseState(database);
+    const listed = JSON.parse((await cli(['links', '--json'], { env })).stdout) as Record<string, unknown>[];
+    assert.deepEqual(rows.map((row) => ({
+      ShortCode: row.shortCode, PointsTo: row.pointsTo, Accesses: row.accesses, DateCreated: row.dateCreated, Title: row.title,
+      Tags: row.tags === '' ? [] : row.tags.split(','), ExpiresAt: row.expiresAt, MaxVisits: row.maxVisits,
+    })), listed.map(({ CreatedBy: _owner, ...rest }) => rest));
+    const both = await cli(['links', '--csv', '--json'], { env });
+    assert.equal(both.code, 2);
+  });
+
+  test('account rotate prints the new code, or replaces the code file in use; the old code stops working', async () => {
+    const path = folder.file('rotate-code');
+    assert.equal((await cli(['account', 'create', '--save-code', path])).code, 0);
+    const before = readFileSync(path, 'utf8').trim();
+    const rotated = await cli(['account', 'rotate', '--code-file', path, '--save-code', path]);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const after = readFileSync(path, 'utf8').trim();
+    assert.match(after, UUID_V4);
+    assert.notEqual(after, before);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.ok(!rotated.stdout.includes(after));
+    const old = await cli(['account', 'info'], { env: { SHORTLINK_ACCESS_CODE: before } });
+    assert.match(old.stderr, /\(HTTP 401\)/);
+
+    const printed = await cli(['account', 'rotate', '--code-file', path]);
+    assert.equal(printed.code, 0, printed.stderr);
+    const account = JSON.parse(printed.stdout) as AccountJson;
+    assert.notEqual(account.AccessCode, after);
+    const info = await cli(['account', 'info'], { env: { SHORTLINK_ACCESS_CODE: account.AccessCode } });
+    assert.deepEqual(JSON.parse(info.stdout), account);
+  });
+
+  test('account delete asks for --yes, then removes the account and frees its shortcodes', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    await cli(['shorten', 'https://example.com/d', '--short', 'cli-account-gone'], { env });
+    const unconfirmed = await cli(['account', 'delete'], { env });
+    assert.equal(unconfirmed.code, 2);
+    assert.match(unconfirmed.stderr, /cannot be undone: add --yes/);
+    const deleted = await cli(['account', 'delete', '--yes', '--json'], { env });
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.deepEqual(JSON.parse(deleted.stdout), { Deleted: account.Uid });
+    assert.match((await cli(['account', 'info'], { env })).stderr, /\(HTTP 401\)/);
+    assert.match((await cli(['resolve', 'cli-account-gone'])).stderr, /\(HTTP 404\)/);
   });
 
   test('shorten reports the service\'s refusal with its status and exits 1', async () => {

@@ -11,6 +11,11 @@ export interface LinkRow {
   createdBy: number;
   accesses: number;
   dateCreated: string;
+  title: string | null;
+  /** As stored: lower case, comma-joined, '' for none. */
+  tags: string;
+  expiresAt: string | null;
+  maxVisits: number | null;
 }
 
 export interface AccountRow {
@@ -28,7 +33,7 @@ export interface DatabaseState {
 }
 
 const LINKS_SQL = `SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy", accesses,
-  date_created AS "dateCreated" FROM links ORDER BY id`;
+  date_created AS "dateCreated", title, tags, expires_at AS "expiresAt", max_visits AS "maxVisits" FROM links ORDER BY id`;
 const ACCOUNTS_SQL = `SELECT a.uid, a.max_links AS "maxLinks", a.link_count AS "linkCount",
   (SELECT count(*) FROM links l WHERE l.created_by = a.uid) AS held FROM accounts a ORDER BY a.uid`;
 
@@ -39,7 +44,8 @@ export async function databaseState(databaseUrl: string): Promise<DatabaseState>
       const number = (value: unknown) => Number(value);
       const links = (await sql.unsafe(LINKS_SQL)).map((row): LinkRow => ({
         shortCode: String(row.shortCode), pointsTo: String(row.pointsTo), createdBy: number(row.createdBy),
-        accesses: number(row.accesses), dateCreated: String(row.dateCreated),
+        accesses: number(row.accesses), dateCreated: String(row.dateCreated), title: row.title as string | null,
+        tags: String(row.tags), expiresAt: row.expiresAt as string | null, maxVisits: row.maxVisits === null ? null : number(row.maxVisits),
       }));
       const accounts = (await sql.unsafe(ACCOUNTS_SQL)).map((row) => ({
         uid: number(row.uid), maxLinks: number(row.maxLinks), linkCount: number(row.linkCount), held: number(row.held),
@@ -62,5 +68,8 @@ export async function databaseState(databaseUrl: string): Promise<DatabaseState>
 
 /** The link fields an import keeps (everything but the owner). */
 export function portable(links: readonly LinkRow[]): Omit<LinkRow, 'createdBy'>[] {
-  return links.map(({ shortCode, pointsTo, accesses, dateCreated }) => ({ shortCode, pointsTo, accesses, dateCreated }));
+  return links.map(({ createdBy: _owner, ...kept }) => kept);
 }
+
+/** The details of a link that has none. */
+export const NO_DETAILS = { title: null, tags: '', expiresAt: null, maxVisits: null } as const;

@@ -11,7 +11,8 @@ import { REPO_ROOT } from '../helpers/process.ts';
 import { runCli, tempFolder } from './support.ts';
 
 const COMMANDS = [
-  'serve', 'migrate', 'account create', 'account info', 'shorten', 'links', 'resolve', 'delete',
+  'serve', 'migrate', 'account create', 'account info', 'account rotate', 'account delete', 'shorten', 'edit', 'links',
+  'resolve', 'delete', 'stats', 'events', 'webhooks add', 'webhooks list', 'webhooks delete', 'webhooks deliveries',
   'admin set-max-links', 'export', 'import',
 ];
 
@@ -26,6 +27,14 @@ describe('shortlink help and usage', () => {
       }
     });
   }
+
+  test('every command of the server API takes --json, printing JSON', async () => {
+    const apiCommands = COMMANDS.filter((command) => !['serve', 'migrate', 'export', 'import'].includes(command) && !command.startsWith('admin '));
+    for (const command of apiCommands) {
+      const result = await runCli([...command.split(' '), '--help']);
+      assert.match(result.stdout, /\[--json[\] ]/, `${command} --help names --json`);
+    }
+  });
 
   test('"--help" and "help" list every command', async () => {
     for (const args of [['--help'], ['help']]) {
@@ -79,7 +88,7 @@ describe('shortlink help and usage', () => {
   test('an unknown command, an unknown option or a missing argument exits 2 with a pointer to --help', async () => {
     const cases: [string[], RegExp][] = [
       [['frobnicate'], /unknown command "frobnicate"/],
-      [['account', 'delete'], /unknown command "account delete"[\s\S]*shortlink account --help/],
+      [['account', 'remove'], /unknown command "account remove"[\s\S]*shortlink account --help/],
       [['links', '--colour'], /Unknown option '--colour'[\s\S]*shortlink links --help/],
       [['shorten'], /missing URL/],
       [['resolve', 'a', 'b'], /unexpected argument "b"/],

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkRow, detectColumns, layoutName, parseDate, readDate, shortCodeOfUrl, type ColumnMap } from '../../src/cli/import-rows.ts';
 
+const NONE = { title: null, tags: [], expiresAt: null, maxVisits: null };
 const RULES = { ownOrigin: 'http://sl.test', blockedHosts: ['evil.example'], now: '2026-01-01T00:00:00.000Z' };
 
 function columns(headers: string[]): ColumnMap {
@@ -21,16 +22,21 @@ function check(row: Record<string, string>) {
 describe('import columns', () => {
   test('recognise each layout and map it onto the link fields', () => {
     const layouts: [string, string[], Partial<ColumnMap>][] = [
-      ['Shortlink', ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated'],
-        { shortCode: 'ShortCode', url: 'PointsTo', accesses: 'Accesses', dateCreated: 'DateCreated' }],
+      ['Shortlink', ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits'],
+        { shortCode: 'ShortCode', url: 'PointsTo', accesses: 'Accesses', dateCreated: 'DateCreated', title: 'Title', tags: 'Tags',
+          expiresAt: 'ExpiresAt', maxVisits: 'MaxVisits' }],
       ['Shlink', ['createdAt', 'domain', 'shortCode', 'shortUrl', 'longUrl', 'title', 'tags', 'visits'],
-        { shortCode: 'shortCode', shortUrl: 'shortUrl', url: 'longUrl', accesses: 'visits', dateCreated: 'createdAt' }],
+        { shortCode: 'shortCode', shortUrl: 'shortUrl', url: 'longUrl', accesses: 'visits', dateCreated: 'createdAt', title: 'title', tags: 'tags' }],
       ['YOURLS', ['keyword', 'url', 'title', 'timestamp', 'ip', 'clicks'],
-        { shortCode: 'keyword', url: 'url', accesses: 'clicks', dateCreated: 'timestamp' }],
+        { shortCode: 'keyword', url: 'url', accesses: 'clicks', dateCreated: 'timestamp', title: 'title' }],
       ['Kutt', ['id', 'address', 'target', 'visit_count', 'created_at', 'description'],
-        { shortCode: 'address', url: 'target', accesses: 'visit_count', dateCreated: 'created_at' }],
+        { shortCode: 'address', url: 'target', accesses: 'visit_count', dateCreated: 'created_at', title: 'description' }],
       ['Bitly', ['id', 'link', 'long_url', 'title', 'created_at', 'clicks'],
-        { shortUrl: 'link', url: 'long_url', accesses: 'clicks', dateCreated: 'created_at' }],
+        { shortUrl: 'link', url: 'long_url', accesses: 'clicks', dateCreated: 'created_at', title: 'title' }],
+      // Shlink's API answer, its nested objects read as `outer.inner`.
+      ['Shlink', ['shortCode', 'longUrl', 'dateCreated', 'tags', 'title', 'meta.validUntil', 'meta.maxVisits', 'visitsSummary.total'],
+        { shortCode: 'shortCode', url: 'longUrl', dateCreated: 'dateCreated', tags: 'tags', title: 'title', expiresAt: 'meta.validUntil',
+          maxVisits: 'meta.maxVisits', accesses: 'visitsSummary.total' }],
       ['generic', ['Short Code', 'Destination URL'], { shortCode: 'Short Code', url: 'Destination URL' }],
     ];
     for (const [layout, headers, expected] of layouts) {
@@ -55,12 +61,33 @@ describe('import values', () => {
   test('a valid row becomes a link, values trimmed, missing ones defaulted', () => {
     assert.deepEqual(check({ keyword: ' my-code ', url: ' https://example.com/x ', clicks: '12', timestamp: '2022-01-02 03:04:05' }), {
       ok: true,
-      row: { shortCode: 'my-code', pointsTo: 'https://example.com/x', accesses: 12, dateCreated: '2022-01-02T03:04:05.000Z' },
+      row: { shortCode: 'my-code', pointsTo: 'https://example.com/x', accesses: 12, dateCreated: '2022-01-02T03:04:05.000Z', ...NONE },
     });
     assert.deepEqual(check({ url: 'https://example.com/y' }), {
       ok: true,
-      row: { shortCode: undefined, pointsTo: 'https://example.com/y', accesses: 0, dateCreated: RULES.now },
+      row: { shortCode: undefined, pointsTo: 'https://example.com/y', accesses: 0, dateCreated: RULES.now, ...NONE },
     });
+  });
+
+  test('titles, tags, expiries and visit limits are kept, read in each layout\'s form', () => {
+    const ok = (row: Record<string, unknown>) => {
+      const result = checkRow((header) => row[header], columns(Object.keys(row)), RULES);
+      assert.ok(result.ok, result.ok ? '' : result.reason);
+      const { title, tags, expiresAt, maxVisits } = result.row;
+      return { title, tags, expiresAt, maxVisits };
+    };
+    // Shlink's CSV: tags joined with "|"; ours: commas; Shlink's API: an array and its meta.
+    assert.deepEqual(ok({ shortCode: 'c-1', longUrl: 'https://example.com', title: 'T', tags: 'Launch|2023' }),
+      { title: 'T', tags: ['launch', '2023'], expiresAt: null, maxVisits: null });
+    assert.deepEqual(ok({ ShortCode: 'c-2', PointsTo: 'https://example.com', Tags: 'a,b', ExpiresAt: '2001-01-01T00:00:00.000Z', MaxVisits: '3' }),
+      { title: null, tags: ['a', 'b'], expiresAt: '2001-01-01T00:00:00.000Z', maxVisits: 3 });
+    assert.deepEqual(ok({ shortCode: 'c-3', longUrl: 'https://example.com', tags: ['x', 'Y'], 'meta.validUntil': '2030-01-01T00:00:00+01:00', 'meta.maxVisits': 10 }),
+      { title: null, tags: ['x', 'y'], expiresAt: '2029-12-31T23:00:00.000Z', maxVisits: 10 });
+    // A page title from YOURLS or Bitly: line breaks become spaces, and it is cut to 200 characters.
+    assert.equal(ok({ keyword: 'c-4', url: 'https://example.com', title: `Two\r\nlines ${'é'.repeat(300)}` }).title, `Two lines ${'é'.repeat(190)}`);
+    const refused = checkRow((h) => ({ keyword: 'c-5', url: 'https://example.com', tags: 'has space' } as Record<string, string>)[h],
+      columns(['keyword', 'url', 'tags']), RULES);
+    assert.deepEqual(refused, { ok: false, reason: 'each tag must be 1 to 50 characters from A-Z a-z 0-9 - _ .' });
   });
 
   test('urls and shortcodes are refused for the reasons the API gives', () => {

@@ -11,7 +11,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cleanup, startServer } from '../helpers/process.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
-import { databaseState, portable, type DatabaseState } from './database-state.ts';
+import { databaseState, NO_DETAILS, portable, type DatabaseState, type LinkRow } from './database-state.ts';
 import { CLI_ENTRY, jsonLines, openDatabase, runCli, seedAccount, tempFolder, type SeededAccount } from './support.ts';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -22,7 +22,7 @@ interface FixtureCase {
   readonly layout: string;
   /** What the report says about the rows it does not import, in line order. */
   readonly notes: readonly string[];
-  readonly imported: readonly { shortCode: string; pointsTo: string; accesses: number; dateCreated: string }[];
+  readonly imported: readonly ({ shortCode: string; pointsTo: string; accesses: number; dateCreated: string } & Partial<LinkRow>)[];
   readonly rows: number;
   readonly conflicts: number;
   readonly rejected: number;
@@ -34,38 +34,38 @@ const AMBIGUOUS = 'is ambiguous (month/day or day/month?) and is not guessed: wr
 const FIXTURE_CASES: readonly FixtureCase[] = [
   {
     file: 'shlink.csv',
-    layout: 'Shlink layout: shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt',
+    layout: 'Shlink layout: shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt, title ← title, tags ← tags',
     notes: [`line 3: ${TAKEN}`],
     imported: [
-      { shortCode: 'shlink-one', pointsTo: 'https://example.com/shlink/1', accesses: 12, dateCreated: '2023-05-01T08:00:00.000Z' },
+      { shortCode: 'shlink-one', pointsTo: 'https://example.com/shlink/1', accesses: 12, dateCreated: '2023-05-01T08:00:00.000Z', title: 'Launch, part 1', tags: 'launch,2023' },
       // Three characters: kept, as Shlink gave it.
       { shortCode: 'abc', pointsTo: 'https://example.com/shlink/3', accesses: 0, dateCreated: '2023-05-03T08:00:00.000Z' },
-      { shortCode: 'shlink-four', pointsTo: 'https://example.com/q?a=1,2&b="x"', accesses: 7, dateCreated: '2023-05-04T08:00:00.000Z' },
+      { shortCode: 'shlink-four', pointsTo: 'https://example.com/q?a=1,2&b="x"', accesses: 7, dateCreated: '2023-05-04T08:00:00.000Z', title: 'A "quoted", title' },
     ],
     rows: 4, conflicts: 1, rejected: 0,
   },
   {
     file: 'yourls.csv',
-    layout: 'YOURLS layout: shortcode ← keyword, url ← url, accesses ← clicks, date created ← timestamp',
+    layout: 'YOURLS layout: shortcode ← keyword, url ← url, accesses ← clicks, date created ← timestamp, title ← title',
     notes: [
       'line 5: rejected: url must use http or https',
       'line 6: conflict: the shortcode "yourls-1" appears earlier in the file (line 2)',
       `line 7: ${TAKEN}`,
     ],
     imported: [
-      { shortCode: 'yourls-1', pointsTo: 'https://example.com/y/1', accesses: 42, dateCreated: '2022-01-02T03:04:05.000Z' },
-      { shortCode: '2', pointsTo: 'https://example.com/y/2', accesses: 1, dateCreated: '2022-01-02T03:04:05.000Z' },
+      { shortCode: 'yourls-1', pointsTo: 'https://example.com/y/1', accesses: 42, dateCreated: '2022-01-02T03:04:05.000Z', title: 'Two lines' },
+      { shortCode: '2', pointsTo: 'https://example.com/y/2', accesses: 1, dateCreated: '2022-01-02T03:04:05.000Z', title: 'Numeric keyword' },
       { shortCode: 'yourls-6', pointsTo: 'https://example.com/y/6', accesses: 0, dateCreated: '2022-01-05T00:00:00.000Z' },
     ],
     rows: 6, conflicts: 2, rejected: 1,
   },
   {
     file: 'kutt.csv',
-    layout: 'Kutt layout: shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at',
+    layout: 'Kutt layout: shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at, title ← description',
     notes: [`line 3: ${TAKEN}`, 'line 4: rejected: url must not contain whitespace or control characters'],
     imported: [
-      { shortCode: 'kutt-one', pointsTo: 'https://example.com/k/1', accesses: 5, dateCreated: '2024-02-03T04:05:06.789Z' },
-      { shortCode: 'kutt-four', pointsTo: 'https://example.com/k/4', accesses: 0, dateCreated: '2024-02-04T00:00:00.000Z' },
+      { shortCode: 'kutt-one', pointsTo: 'https://example.com/k/1', accesses: 5, dateCreated: '2024-02-03T04:05:06.789Z', title: 'First' },
+      { shortCode: 'kutt-four', pointsTo: 'https://example.com/k/4', accesses: 0, dateCreated: '2024-02-04T00:00:00.000Z', title: 'Fourth, with "quotes"' },
     ],
     rows: 4, conflicts: 1, rejected: 1,
   },
@@ -81,17 +81,17 @@ const FIXTURE_CASES: readonly FixtureCase[] = [
   },
   {
     file: 'bitly.csv',
-    layout: 'Bitly layout: shortcode ← last segment of link, url ← long_url, accesses ← clicks, date created ← created_at',
+    layout: 'Bitly layout: shortcode ← last segment of link, url ← long_url, accesses ← clicks, date created ← created_at, title ← title',
     notes: [`line 3: ${TAKEN}`, 'line 4: rejected: url must use http or https'],
     imported: [
-      { shortCode: '3bitOne', pointsTo: 'https://example.com/b/1', accesses: 100, dateCreated: '2021-06-01T12:00:00.000Z' },
-      { shortCode: '3bitFour', pointsTo: 'https://example.com/b/4', accesses: 4, dateCreated: '2021-06-04T12:00:00.000Z' },
+      { shortCode: '3bitOne', pointsTo: 'https://example.com/b/1', accesses: 100, dateCreated: '2021-06-01T12:00:00.000Z', title: 'One' },
+      { shortCode: '3bitFour', pointsTo: 'https://example.com/b/4', accesses: 4, dateCreated: '2021-06-04T12:00:00.000Z', title: 'Comma, "quote"' },
     ],
     rows: 4, conflicts: 1, rejected: 1,
   },
   {
     file: 'yourls-semicolon.csv',
-    layout: 'YOURLS layout (semicolon-separated): shortcode ← keyword, url ← url, accesses ← clicks, date created ← timestamp',
+    layout: 'YOURLS layout (semicolon-separated): shortcode ← keyword, url ← url, accesses ← clicks, date created ← timestamp, title ← title',
     notes: [
       'line 5: rejected: the shortcode "Docs" is a reserved path of this service (case-insensitively); rename it',
       `line 6: ${TAKEN}`,
@@ -99,38 +99,38 @@ const FIXTURE_CASES: readonly FixtureCase[] = [
       'line 8: rejected: the shortcode "." cannot be reached: clients remove "." and ".." path segments',
     ],
     imported: [
-      { shortCode: '1', pointsTo: 'https://example.com/y/one', accesses: 1204, dateCreated: '2009-08-11T14:30:12.000Z' },
-      { shortCode: '2a', pointsTo: 'https://example.com/y/2a?a=1,2', accesses: 7, dateCreated: '2015-03-01T09:00:00.000Z' },
-      { shortCode: 'ozh', pointsTo: 'https://example.com/y/ozh', accesses: 0, dateCreated: '2012-11-30T23:59:59.000Z' },
+      { shortCode: '1', pointsTo: 'https://example.com/y/one', accesses: 1204, dateCreated: '2009-08-11T14:30:12.000Z', title: 'Our first link' },
+      { shortCode: '2a', pointsTo: 'https://example.com/y/2a?a=1,2', accesses: 7, dateCreated: '2015-03-01T09:00:00.000Z', title: 'Price: 3,50 €; tax "included"' },
+      { shortCode: 'ozh', pointsTo: 'https://example.com/y/ozh', accesses: 0, dateCreated: '2012-11-30T23:59:59.000Z', title: 'Ozh' },
     ],
     rows: 7, conflicts: 1, rejected: 3,
   },
   {
     file: 'shlink.tsv',
-    layout: 'Shlink layout (tab-separated): shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt',
+    layout: 'Shlink layout (tab-separated): shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt, title ← title, tags ← tags',
     notes: [
       `line 4: rejected: the date created "15/03/2024" ${AMBIGUOUS}`,
       'line 5: rejected: the shortcode "healthz" is a reserved path of this service (case-insensitively); rename it',
     ],
     imported: [
-      { shortCode: 'abc', pointsTo: 'https://example.com/shlink/abc', accesses: 12, dateCreated: '2023-05-01T08:00:00.000Z' },
-      { shortCode: 'x7Kd', pointsTo: 'https://example.com/shlink/x7Kd?q=a,b;c', accesses: 3, dateCreated: '2023-05-02T08:00:00.000Z' },
+      { shortCode: 'abc', pointsTo: 'https://example.com/shlink/abc', accesses: 12, dateCreated: '2023-05-01T08:00:00.000Z', title: 'Three letters', tags: 'launch' },
+      { shortCode: 'x7Kd', pointsTo: 'https://example.com/shlink/x7Kd?q=a,b;c', accesses: 3, dateCreated: '2023-05-02T08:00:00.000Z', title: 'Tab inside' },
       { shortCode: 'Q', pointsTo: 'https://example.com/shlink/q', accesses: 0, dateCreated: '2023-05-05T08:00:00.000Z' },
     ],
     rows: 5, conflicts: 0, rejected: 2,
   },
   {
     file: 'kutt-api.json',
-    layout: 'Kutt layout (JSON document, its "data"): shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at',
+    layout: 'Kutt layout (JSON document, its "data"): shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at, title ← description, expires ← expire_in',
     notes: [
       `entry 3: ${TAKEN}`,
       'entry 4: rejected: the link is marked banned in the file (taken down by the other service)',
       'entry 5: rejected: the link is password-protected in the file; Shortlink has no passwords, so it would open to anyone',
     ],
     imported: [
-      { shortCode: 'k1', pointsTo: 'https://example.com/kutt/1', accesses: 9, dateCreated: '2024-03-01T10:00:00.000Z' },
+      { shortCode: 'k1', pointsTo: 'https://example.com/kutt/1', accesses: 9, dateCreated: '2024-03-01T10:00:00.000Z', title: 'One character after the k' },
       { shortCode: 'Ab3', pointsTo: 'https://example.com/kutt/ab3', accesses: 0, dateCreated: '2024-03-05T08:30:00.000Z' },
-      { shortCode: 'kutt-six', pointsTo: 'https://example.com/kutt/6', accesses: 1, dateCreated: '2024-03-10T12:00:00.000Z' },
+      { shortCode: 'kutt-six', pointsTo: 'https://example.com/kutt/6', accesses: 1, dateCreated: '2024-03-10T12:00:00.000Z', expiresAt: '2025-01-01T00:00:00.000Z' },
     ],
     rows: 6, conflicts: 1, rejected: 2,
   },
@@ -218,8 +218,8 @@ for (const engine of engines()) {
           const state = await databaseState(database.url);
           assertCountsConsistent(state);
           assert.deepEqual(portable(state.links), [
-            { shortCode: 'taken-code', pointsTo: 'https://example.com/original', accesses: 2, dateCreated: state.links[0]!.dateCreated },
-            ...fixture.imported,
+            { shortCode: 'taken-code', pointsTo: 'https://example.com/original', accesses: 2, dateCreated: state.links[0]!.dateCreated, ...NO_DETAILS },
+            ...fixture.imported.map((row) => ({ ...NO_DETAILS, ...row })),
           ]);
           assert.ok(state.links.every((link) => link.createdBy === owner.uid));
         } finally {
@@ -476,9 +476,11 @@ for (const engine of engines()) {
           try {
             await seedAccount(store, [
               { short: 'trip-plain', url: 'https://example.com/plain', resolutions: 3 },
-              { short: 'trip-comma', url: 'https://example.com/a,b,c', resolutions: 1 },
-              { short: 'trip-quote', url: 'https://example.com/say?"hi"&x=\'y\'' },
-              { short: 'trip.dots_and~tilde-', url: 'https://bücher.example/straße?q=ü', resolutions: 5 },
+              { short: 'trip-comma', url: 'https://example.com/a,b,c', resolutions: 1, title: 'Commas, "quotes" and ü', tags: ['alpha', 'b.c', 'd_e-f'] },
+              { short: 'trip-quote', url: 'https://example.com/say?"hi"&x=\'y\'', tags: ['one'], expiresAt: '2099-12-31T23:59:59.999Z' },
+              // Used up and expired: both come back as they were, not resolving.
+              { short: 'trip.dots_and~tilde-', url: 'https://bücher.example/straße?q=ü', resolutions: 5, maxVisits: 5, title: '🚀 Start' },
+              { short: 'trip-expired', url: 'https://example.com/old', expiresAt: '2001-01-01T00:00:00.000Z', maxVisits: 2_147_483_647 },
             ]);
             await seedAccount(store, [{ short: 'trip-other', url: 'https://example.org/', resolutions: 2 }]);
           } finally {
@@ -490,14 +492,15 @@ for (const engine of engines()) {
 
           const imported = await runCli(['import', file], { env: { DATABASE_URL: target.url } });
           assert.equal(imported.code, 0, imported.stderr);
-          assert.match(imported.stdout, /Imported 5 of 5 rows into account 1, which now holds 5 links/);
-          assert.match(imported.stdout, /Reading Shortlink layout/);
+          assert.match(imported.stdout, /Imported 6 of 6 rows into account 1, which now holds 6 links/);
+          assert.match(imported.stdout, /Reading Shortlink layout: .*title ← Title, tags ← Tags, expires ← ExpiresAt, visit limit ← MaxVisits\./);
 
           const before = await databaseState(source.url);
           const after = await databaseState(target.url);
+          assert.ok(before.links.some((link) => link.title !== null && link.tags !== '' && link.maxVisits === null), 'the seed has details');
           assert.deepEqual(portable(after.links), portable(before.links));
           assertCountsConsistent(after);
-          assert.deepEqual(after.accounts.map((a) => a.held), [5]);
+          assert.deepEqual(after.accounts.map((a) => a.held), [6]);
 
           // A second export reads the same as the first, but for the owner.
           const again = await runCli(['export', '--format', format], { env: { DATABASE_URL: target.url } });

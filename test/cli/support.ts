@@ -96,6 +96,10 @@ export interface SeedLink {
   readonly url: string;
   /** Resolutions to count before the test looks. */
   readonly resolutions?: number;
+  readonly title?: string;
+  readonly tags?: readonly string[];
+  readonly expiresAt?: string;
+  readonly maxVisits?: number;
 }
 
 export interface SeededAccount {
@@ -118,7 +122,10 @@ export async function seedAccount(store: Store, links: readonly SeedLink[], maxL
   const accessCode = newAccessCode();
   const account = await store.createAccount({ codeHash: hashAccessCode(accessCode), dateCreated: new Date().toISOString(), maxLinks });
   for (const link of links) {
-    const result = await store.createLink({ shortCode: link.short, pointsTo: link.url, createdBy: account.uid, dateCreated: new Date().toISOString() });
+    const { title, tags, expiresAt, maxVisits } = link;
+    const result = await store.createLink({
+      shortCode: link.short, pointsTo: link.url, createdBy: account.uid, dateCreated: new Date().toISOString(), title, tags, expiresAt, maxVisits,
+    });
     if (result !== 'created') throw new Error(`seeding ${link.short}: ${result}`);
     for (let i = 0; i < (link.resolutions ?? 0); i++) await store.resolveLink(link.short);
   }

@@ -70,6 +70,31 @@ describe('client against a running server', () => {
     assert.match(generated, new RegExp(`^${E2E_BASE_URL}/[A-Za-z0-9]{6}$`));
   });
 
+  test('shorten answers the short URL and the shortcode, chosen or generated, ready for the other calls', async () => {
+    const { client } = await signedIn();
+    assert.deepEqual(await client.shorten('https://example.com/s1', { short: 'client-shorten' }), {
+      shortUrl: `${E2E_BASE_URL}/client-shorten`, shortCode: 'client-shorten',
+    });
+    const generated = await client.shorten('https://example.com/s2', { title: 'Two' });
+    assert.match(generated.shortCode, /^[A-Za-z0-9]{6}$/);
+    assert.equal(generated.shortUrl, `${E2E_BASE_URL}/${generated.shortCode}`);
+    const edited = await client.updateLink(generated.shortCode, { maxVisits: 3 });
+    assert.equal(edited.ShortCode, generated.shortCode);
+    assert.equal(edited.Title, 'Two');
+  });
+
+  test('listLinksCsv answers the links as CSV, the columns of shortlink export', async () => {
+    const { account, client } = await signedIn();
+    await client.createLink('https://example.com/csv', { short: 'client-csv', title: 'A, "b"', tags: ['t1', 't2'] });
+    const [link] = await client.listLinks();
+    assert.equal(
+      await client.listLinksCsv(),
+      'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n' +
+        `client-csv,https://example.com/csv,${account.Uid},0,${link!.DateCreated},"A, ""b""","t1,t2",,\n`,
+    );
+    assert.equal(await client.listLinksCsv({ q: 'nothing-matches' }), 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n');
+  });
+
   test('listLinks answers the LinkDetails of each link, oldest first', async () => {
     const { account, client } = await signedIn();
     assert.deepEqual(await client.listLinks(), []);

@@ -2,7 +2,9 @@
  * The server and CLI as a package: `npm pack` (whose prepack compiles to dist/), the tarball's
  * contents, a global install into a temporary prefix, `shortlink --help` and `shortlink serve`
  * on Node 24 from the installed JavaScript (Node will not strip types under node_modules), and
- * one line naming the Node it needs on an older Node.
+ * the same package installed and run by the machine's own Node 20 (`npm install -g` with its
+ * npm): the commands that talk to a server work there, the server and the database commands
+ * say in one line that they need Node 24.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { packServer, run, scratch, succeeded, SYSTEM_NODE, tarballFiles } from '../helpers/packing.ts';
+import { cleanup, startServer } from '../helpers/process.ts';
 import { REPO_ROOT } from '../helpers/working-tree.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -50,7 +53,7 @@ describe('the packed server package, installed globally', { timeout: 180_000 }, 
 
   test('states the Node it needs in the packed package.json, and only there', async () => {
     const packed = JSON.parse((await run('tar', ['-xOzf', tarball, 'package/package.json'])).stdout) as Record<string, unknown>;
-    assert.deepEqual(packed.engines, { node: '>=24' });
+    assert.deepEqual(packed.engines, { node: '>=20' });
     const repository = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(repository.engines, undefined, 'a clone is installed by any Node (it brings Node 24 itself)');
     assert.doesNotMatch(installOutput, /EBADENGINE[\s\S]*shortlink@/);
@@ -74,11 +77,32 @@ describe('the packed server package, installed globally', { timeout: 180_000 }, 
     assert.equal(result.stdout, 'undefined\n', 'no problem with the driver: the fix applied');
   });
 
-  test('on an older Node it says in one line which Node it needs', { skip: SYSTEM_NODE === undefined ? 'no system Node' : false }, async () => {
-    const result = await run(SYSTEM_NODE!, [bin, '--help']);
-    assert.equal(result.code, 1);
-    assert.equal(result.stdout, '');
-    assert.match(result.stderr, /^shortlink: needs Node 24 or newer, and this is Node \d+\.\d+\.\d+\n$/);
+  test('installed by the system Node\'s npm, it runs there: --help and the server commands; serve asks for Node 24', {
+    skip: SYSTEM_NODE === undefined ? 'no system Node' : false,
+  }, async (t) => {
+    const systemPath = `${join(SYSTEM_NODE!, '..')}:/usr/bin:/bin`;
+    const systemEnv = { ...process.env, PATH: systemPath };
+    const version = succeeded(await run('node', ['--version'], { env: systemEnv }), 'node --version');
+    assert.doesNotMatch(version.stdout, /^v24\./, 'the system Node is an older one');
+    const olderPrefix = join(work.path, 'prefix-system-node');
+    succeeded(
+      await run('npm', ['install', '--global', '--prefix', olderPrefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { env: systemEnv }),
+      'npm install --global with the system Node',
+    );
+    const olderBin = join(olderPrefix, 'bin', 'shortlink');
+    const help = succeeded(await run(olderBin, ['--help'], { env: systemEnv }), `shortlink --help on Node ${version.stdout.trim()}`);
+    assert.match(help.stdout, /^Usage: shortlink <command>/);
+
+    t.after(cleanup);
+    const server = await startServer();
+    const created = succeeded(await run(olderBin, ['account', 'create', '--server', server.url], { env: systemEnv }), 'account create');
+    assert.deepEqual(Object.keys(JSON.parse(created.stdout) as object), ['Uid', 'AccessCode', 'DateCreated', 'MaxLinks']);
+
+    const serve = await run(olderBin, ['serve'], { env: { ...systemEnv, DATABASE_URL: join(work.path, 'never.db') } });
+    assert.equal(serve.code, 1);
+    assert.equal(serve.stdout, '');
+    assert.match(serve.stderr, /^shortlink serve: needs Node 24 or newer \(it opens the database\), and this is Node \d+\.\d+\.\d+; the commands that talk to a server \(account, shorten, links, …\) run on this Node\n$/);
+    assert.equal(existsSync(join(work.path, 'never.db')), false);
   });
 
   test('"shortlink serve" serves the API, the UI and the docs, and stops on SIGTERM', async () => {

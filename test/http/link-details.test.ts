@@ -269,6 +269,36 @@ describe('GET /v1/links filters and pages', () => {
     // Exactly a full last page: no Link.
     assert.equal((await listDetails(app, code, { limit: '12' })).link, undefined);
   });
+
+  test('format=csv or Accept: text/csv answers the same links as CSV, the columns of shortlink export; JSON stays the default', async (t) => {
+    const { app } = await appFor(t);
+    const { code, uid } = await newAccount(app);
+    await createLinkOk(app, code, {
+      url: 'https://example.com/a,b?q="x"', short: 'csv-one', title: 'Say "hi", twice', tags: 'b,a', expires: '2031-01-01T00:00:00Z', max_visits: '9',
+    });
+    await createLinkOk(app, code, { url: 'https://example.com/plain', short: 'csv-two' });
+    const { links } = await listDetails(app, code);
+    const header = 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits';
+    const expected = `${header}\n` +
+      `csv-one,"https://example.com/a,b?q=""x""",${uid},0,${links[0]!.DateCreated},"Say ""hi"", twice","b,a",2031-01-01T00:00:00.000Z,9\n` +
+      `csv-two,https://example.com/plain,${uid},0,${links[1]!.DateCreated},,,,\n`;
+    const byFormat = await app.inject({ method: 'GET', url: '/v1/links', query: { format: 'csv' }, headers: { authorization: `Bearer ${code}` } });
+    assert.equal(byFormat.statusCode, 200, byFormat.body);
+    assert.equal(byFormat.headers['content-type'], 'text/csv; charset=utf-8');
+    assert.equal(byFormat.body, expected);
+    const byAccept = await app.inject({ method: 'GET', url: '/v1/links', headers: { authorization: `Bearer ${code}`, accept: 'text/csv' } });
+    assert.equal(byAccept.body, expected);
+    // Paged like JSON, the next page keeping the format.
+    const page = await app.inject({ method: 'GET', url: '/v1/links', query: { format: 'csv', limit: '1' }, headers: { authorization: `Bearer ${code}` } });
+    assert.equal(page.body, expected.split('\n').slice(0, 2).join('\n') + '\n');
+    const next = new URL(/^<([^>]+)>/.exec(page.headers['link'] as string)![1]!);
+    assert.equal(next.searchParams.get('format'), 'csv');
+    // JSON as before, whatever else is accepted.
+    const json = await app.inject({ method: 'GET', url: '/v1/links', headers: { authorization: `Bearer ${code}`, accept: 'application/json, text/csv;q=0.5' } });
+    assert.match(String(json.headers['content-type']), /^application\/json/);
+    assert.deepEqual(json.json(), links);
+    assertError(await app.inject({ method: 'GET', url: '/v1/links', query: { format: 'xml', auth: code } }), 400, 'list links');
+  });
 });
 
 describe('expiry and visit limits', () => {

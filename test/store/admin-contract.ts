@@ -213,7 +213,7 @@ export function adminStoreContract(name: string, open: () => Promise<OpenedAdmin
         assert.deepEqual(links.map((link) => link.shortCode), [code('first'), code('second'), code('third')]);
         assert.deepEqual(links[1], {
           shortCode: code('second'), pointsTo: 'https://second.example/', createdBy: account.uid, accesses: 41,
-          dateCreated: '2019-01-01T00:00:00.000Z',
+          dateCreated: '2019-01-01T00:00:00.000Z', title: null, tags: [], expiresAt: null, maxVisits: null,
         });
         assert.equal(links[0]!.accesses, 2);
         assert.match(links[0]!.dateCreated, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);

@@ -1,12 +1,18 @@
 /**
  * deploy/kubernetes/: every manifest valid against the Kubernetes API's JSON schemas (the
- * validators of the `kubernetes-models` package), and the pieces agreeing with each other and
- * with the image: the port the Dockerfile exposes, probe paths the server has, one set of labels.
+ * validators of the `kubernetes-models` package), the Kustomization rendered by kustomize
+ * itself (`kubectl kustomize`, which refuses unknown fields) and its output valid too, and the
+ * pieces agreeing with each other, with the image and with the server's configuration: the
+ * port the Dockerfile exposes, probe paths the server has, one set of labels, secrets from
+ * Secrets, a TRUST_PROXY the server accepts.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
@@ -69,6 +75,93 @@ test('the kustomization lists every manifest', () => {
   const kustomization = parseAllDocuments(readFileSync(join(FOLDER, 'kustomization.yaml'), 'utf8'))[0]!.toJS() as { resources: string[] };
   const files = readdirSync(FOLDER).filter((name) => name.endsWith('.yaml') && name !== 'kustomization.yaml').sort();
   assert.deepEqual([...kustomization.resources].sort(), files);
+});
+
+/** `kubectl kustomize FOLDER`, or undefined where kubectl is not installed. */
+function kustomize(folder: string): { status: number | null; stdout: string; stderr: string } | undefined {
+  const result = spawnSync('kubectl', ['kustomize', folder], { encoding: 'utf8', timeout: 60_000 });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return undefined;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The fields of kustomize's Kustomization (v1beta1) this folder may use; a typo is not one of them. */
+const KUSTOMIZATION_FIELDS = new Set([
+  'apiVersion', 'kind', 'metadata', 'resources', 'components', 'namespace', 'namePrefix', 'nameSuffix', 'labels',
+  'commonLabels', 'commonAnnotations', 'images', 'replicas', 'patches', 'configMapGenerator', 'secretGenerator',
+  'generatorOptions', 'buildMetadata', 'openapi', 'crds', 'replacements', 'sortOptions',
+]);
+
+test('the Kustomization is valid: known fields, existing files, and kustomize renders it into valid manifests', (t) => {
+  const kustomization = parseAllDocuments(readFileSync(join(FOLDER, 'kustomization.yaml'), 'utf8'))[0]!.toJS() as Record<string, unknown>;
+  assert.equal(kustomization.apiVersion, 'kustomize.config.k8s.io/v1beta1');
+  assert.equal(kustomization.kind, 'Kustomization');
+  for (const key of Object.keys(kustomization)) assert.ok(KUSTOMIZATION_FIELDS.has(key), `unknown Kustomization field ${key}`);
+  const resources = kustomization.resources as unknown[];
+  assert.ok(Array.isArray(resources) && resources.every((r) => typeof r === 'string'));
+
+  const rendered = kustomize(FOLDER);
+  if (rendered === undefined) {
+    t.skip('kubectl is not installed: the Kustomization was checked field by field only');
+    return;
+  }
+  assert.equal(rendered.status, 0, rendered.stderr);
+  const documents = parseAllDocuments(rendered.stdout).map((document) => {
+    assert.deepEqual(document.errors, []);
+    return document.toJS() as Manifest;
+  });
+  assert.deepEqual(documents.map((d) => d.kind).sort(), manifests().map((m) => m.kind).sort());
+  for (const manifest of documents) MODELS[`${manifest.apiVersion}/${manifest.kind}`]!.validate(manifest);
+
+  // And kustomize does refuse a broken one, so the check above means something.
+  const broken = mkdtempSync(join(tmpdir(), 'shortlink-kustomize-'));
+  try {
+    cpSync(FOLDER, broken, { recursive: true });
+    writeFileSync(join(broken, 'kustomization.yaml'), readFileSync(join(FOLDER, 'kustomization.yaml'), 'utf8').replace('resources:', 'resourcez:'));
+    const refused = kustomize(broken)!;
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /unknown field \\?"resourcez\\?"/);
+  } finally {
+    rmSync(broken, { recursive: true, force: true });
+  }
+});
+
+test('the pod mounts no service-account token, spreads its replicas and bounds its emptyDir', () => {
+  const pod = (only<Manifest>('Deployment') as unknown as { spec: { template: { spec: {
+    automountServiceAccountToken: boolean;
+    topologySpreadConstraints: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } }[];
+    affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: { podAffinityTerm: { topologyKey: string } }[] } };
+    volumes: { name: string; emptyDir?: { sizeLimit?: string } }[];
+  } } } }).spec.template.spec;
+  assert.equal(pod.automountServiceAccountToken, false);
+  assert.deepEqual(pod.topologySpreadConstraints.map((c) => c.topologyKey), ['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+  for (const constraint of pod.topologySpreadConstraints) assert.deepEqual(constraint.labelSelector.matchLabels, { 'app.kubernetes.io/name': 'shortlink' });
+  assert.equal(pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]!.podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
+  for (const volume of pod.volumes.filter((v) => v.emptyDir !== undefined)) assert.match(volume.emptyDir!.sizeLimit ?? '', /^\d+Mi$/, volume.name);
+});
+
+test('the tokens and the webhook key come from a Secret, and the ConfigMap trusts only named proxies', () => {
+  const container = (only<Manifest>('Deployment') as unknown as { spec: { template: { spec: { containers: {
+    env: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }[];
+  }[] } } } }).spec.template.spec.containers[0]!;
+  const fromSecret = (name: string) => container.env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef;
+  assert.deepEqual(fromSecret('WEBHOOK_SECRET_KEY'), { name: 'shortlink-secrets', key: 'webhook-secret-key' });
+  assert.deepEqual(fromSecret('METRICS_TOKEN'), { name: 'shortlink-secrets', key: 'metrics-token' });
+  assert.deepEqual(fromSecret('ADMIN_TOKEN'), { name: 'shortlink-secrets', key: 'admin-token', optional: true });
+  const readme = readFileSync(join(FOLDER, 'README.md'), 'utf8');
+  for (const key of ['webhook-secret-key', 'metrics-token', 'admin-token']) {
+    assert.match(readme, new RegExp(`kubectl create secret generic shortlink-secrets[^\`]*--from-literal=${key}=`));
+  }
+
+  const data = only<Manifest>('ConfigMap').data!;
+  for (const secret of ['DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'METRICS_TOKEN', 'ADMIN_TOKEN']) assert.equal(data[secret], undefined, secret);
+  assert.doesNotMatch(data.TRUST_PROXY ?? '', /^(true|on)$/i, 'TRUST_PROXY=true trusts every pod of the cluster');
+  // The server starts with these settings, and trusts exactly the range named.
+  const config = loadConfig({
+    ...data, DATABASE_URL: 'postgres://shortlink:secret@postgres:5432/shortlink',
+    WEBHOOK_SECRET_KEY: 'k'.repeat(64), METRICS_TOKEN: 'm'.repeat(64), ADMIN_TOKEN: 'a'.repeat(64),
+  });
+  assert.deepEqual(config.trustProxy, data.TRUST_PROXY!.split(',').map((entry) => entry.trim()));
+  assert.match(readme, /## Which proxies to trust/);
 });
 
 test('the Deployment, Service and PodDisruptionBudget agree with each other and with the image', () => {

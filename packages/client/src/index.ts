@@ -69,6 +69,14 @@ export interface ListLinksOptions {
   readonly cursor?: string;
 }
 
+/** What `shorten` answers: the short URL as the service wrote it, and its shortcode. */
+export interface CreatedLink {
+  /** `BASE_URL/ShortCode`, as the service answers it. */
+  readonly shortUrl: string;
+  /** The link's shortcode: the one asked for, or the one the service generated. */
+  readonly shortCode: string;
+}
+
 export interface LinkPage {
   readonly links: LinkDetails[];
   /** Pass as `cursor` for the next page; undefined on the last one. */
@@ -174,6 +182,15 @@ export class ShortlinkClient {
     return response.text();
   }
 
+  /**
+   * Creates a link like `createLink`, and answers both its short URL and its shortcode, so
+   * that callers need not take the URL apart to edit, delete or count the link later.
+   */
+  async shorten(url: string, options: CreateLinkOptions = {}): Promise<CreatedLink> {
+    const shortUrl = await this.createLink(url, options);
+    return { shortUrl, shortCode: options.short ?? shortCodeOf(shortUrl) };
+  }
+
   /** Edits one of the account's links (`PATCH /v1/link`) and answers it as it then stands. */
   async updateLink(shortCode: string, changes: LinkChanges): Promise<LinkDetails> {
     const body: Record<string, unknown> = { short: shortCode };
@@ -192,17 +209,27 @@ export class ShortlinkClient {
 
   /** One page of the account's links, and the cursor of the next page (from the `Link` header). */
   async listLinksPage(options: ListLinksOptions = {}): Promise<LinkPage> {
-    const query = new URLSearchParams();
-    if (options.q !== undefined) query.set('q', options.q);
-    if (options.tags !== undefined && options.tags.length > 0) query.set('tag', options.tags.join(','));
-    if (options.limit !== undefined) query.set('limit', String(options.limit));
-    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    const query = listQuery(options);
     const search = query.toString() === '' ? '' : `?${query}`;
     const response = await this.#send({ method: 'GET', path: `/v1/links${search}`, authenticated: true, operation: 'list links' });
     const links = (await response.json()) as LinkDetails[];
     const next = /<([^>]*)>\s*;\s*rel="next"/.exec(response.headers.get('link') ?? '');
     const nextCursor = next === null ? undefined : new URL(next[1]!, this.baseUrl).searchParams.get('cursor') ?? undefined;
     return { links, nextCursor };
+  }
+
+  /**
+   * The account's links as CSV (`GET /v1/links?format=csv`): a header line
+   * `ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits`, then
+   * one record per link, oldest first (Tags comma-separated in one field, absent values
+   * empty); the layout of `shortlink export`, which `shortlink import` reads back. All the
+   * links, or one page when `limit` is given.
+   */
+  async listLinksCsv(options: ListLinksOptions = {}): Promise<string> {
+    const query = listQuery(options);
+    query.set('format', 'csv');
+    const response = await this.#send({ method: 'GET', path: `/v1/links?${query}`, authenticated: true, operation: 'list links' });
+    return response.text();
   }
 
   /** Deletes one of the account's links; its shortcode becomes free again. */
@@ -386,6 +413,15 @@ function parseUrl(text: string): URL | undefined {
   }
 }
 
+function listQuery(options: ListLinksOptions): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.q !== undefined) query.set('q', options.q);
+  if (options.tags !== undefined && options.tags.length > 0) query.set('tag', options.tags.join(','));
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  if (options.cursor !== undefined) query.set('cursor', options.cursor);
+  return query;
+}
+
 function statsQuery(options: StatsOptions): URLSearchParams {
   const query = new URLSearchParams();
   if (options.short !== undefined) query.set('short', options.short);
@@ -503,6 +539,17 @@ function pageQuery(options: AdminPageOptions): URLSearchParams {
   if (options.limit !== undefined) query.set('limit', String(options.limit));
   if (options.cursor !== undefined) query.set('cursor', options.cursor);
   return query;
+}
+
+/** The shortcode of a short URL: its last path segment (shortcodes hold no `/`). */
+function shortCodeOf(shortUrl: string): string {
+  const path = parseUrl(shortUrl)?.pathname ?? shortUrl;
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
 }
 
 async function errorOf(response: Response, operation: string): Promise<ShortlinkError> {

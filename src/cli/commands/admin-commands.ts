@@ -9,16 +9,13 @@ import { extname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../../config.ts';
+import { LINK_CSV_HEADER, linkCsvRecord } from '../../http/links-csv.ts';
 import type { AdminStore, ExportedLink } from '../../store/admin.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type Command } from '../command.ts';
-import { csvRecord } from '../csv.ts';
 import { createProgress } from '../progress.ts';
 import { configOf, describeStorage } from './server-commands.ts';
 
 export type FileFormat = 'jsonl' | 'csv';
-
-/** The columns of an export, in the contract's Link order plus the creation date. */
-export const EXPORT_COLUMNS = ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated'] as const;
 
 export const DATABASE_HELP = `
 Works on the database named by DATABASE_URL (a SQLite file path, or postgres://…; default
@@ -84,12 +81,16 @@ export const exportLinks: Command = {
   summary: 'write every link to stdout or a file: export [--format jsonl|csv] [--output FILE]',
   help: `Usage: shortlink export [--format jsonl|csv] [--output FILE]
 
-Writes every link of every account, oldest first, read from one consistent snapshot:
-ShortCode, PointsTo, CreatedBy, Accesses and DateCreated. Streams, so any number of links
-fits in little memory; a progress line goes to stderr every 10,000 links.
+Writes every link of every account, oldest first, read from one consistent snapshot, with
+everything it holds: ShortCode, PointsTo, CreatedBy, Accesses, DateCreated, Title, Tags,
+ExpiresAt and MaxVisits. Streams, so any number of links fits in little memory; a progress
+line goes to stderr every 10,000 links.
 
-  jsonl   one JSON object per line, keys as above (the default)
-  csv     a header line, then RFC 4180 records (quoted where needed)
+  jsonl   one JSON object per line, keys as above (the default); Tags an array, an absent
+          Title, ExpiresAt or MaxVisits null, as the API answers them
+  csv     a header line, then RFC 4180 records (quoted where needed); Tags one field of
+          comma-separated tags ("a,b"), an absent value an empty field: the columns of
+          GET /v1/links?format=csv, which any account may ask of its own links
 
 Options:
   --format jsonl|csv  default: from the --output extension (.csv, .jsonl), else jsonl
@@ -115,9 +116,9 @@ ${DATABASE_HELP}
     async function* chunks(): AsyncGenerator<string> {
       // Rows are gathered into chunks of about 64 KiB: one stream write per row costs more
       // than the formatting.
-      let chunk = format === 'csv' ? csvRecord(EXPORT_COLUMNS) : '';
+      let chunk = format === 'csv' ? LINK_CSV_HEADER : '';
       for await (const link of store.exportLinks()) {
-        chunk += format === 'csv' ? csvLine(link) : jsonLine(link);
+        chunk += format === 'csv' ? linkCsvRecord(link) : jsonLine(link);
         progress.tick();
         if (chunk.length >= 65_536) {
           yield chunk;
@@ -166,9 +167,9 @@ function jsonLine(link: ExportedLink): string {
     CreatedBy: link.createdBy,
     Accesses: link.accesses,
     DateCreated: link.dateCreated,
+    Title: link.title,
+    Tags: link.tags,
+    ExpiresAt: link.expiresAt,
+    MaxVisits: link.maxVisits,
   })}\n`;
-}
-
-function csvLine(link: ExportedLink): string {
-  return csvRecord([link.shortCode, link.pointsTo, link.createdBy, link.accesses, link.dateCreated]);
 }

@@ -1,7 +1,12 @@
 /**
  * Commands that talk to a running server through the client library, as any user would.
  */
-import { ShortlinkClient, type Link, type Statistics, type StatsOptions } from '../../../packages/client/src/index.ts';
+import { randomBytes } from 'node:crypto';
+import { renameSync } from 'node:fs';
+import { dirname, join, resolve as resolvePath } from 'node:path';
+import {
+  ShortlinkClient, type CreateLinkOptions, type Link, type LinkChanges, type LinkDetails, type ListLinksOptions, type Statistics, type StatsOptions,
+} from '../../../packages/client/src/index.ts';
 import { ACCESS_CODE_VARIABLE, readAccessCode, reserveCodeFile } from '../access-code-source.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
 import type { Account } from '../../http/schemas.ts';
@@ -12,6 +17,10 @@ export const SERVER_VARIABLE = 'SHORTLINK_SERVER';
 
 const SERVER_OPTION = { server: { type: 'string' } } as const;
 export const CODE_OPTIONS = { server: { type: 'string' }, 'code-file': { type: 'string' } } as const;
+
+/** `--json` on a command whose output is JSON anyway: scripts may pass it to every command. */
+export const JSON_ALREADY = { json: { type: 'boolean' } } as const;
+export const JSON_ALREADY_HELP = '  --json              accepted, and changes nothing: the output is JSON already';
 
 const CONNECTION_HELP = `
 Connection:
@@ -81,24 +90,25 @@ export function printJson(context: CliContext, value: unknown): void {
 export const accountCreate: Command = {
   name: 'account create',
   summary: 'create an account and print it with its access code',
-  help: `Usage: shortlink account create [--save-code PATH] [--server URL]
-       shortlink account create --database [--max-links N] [--save-code PATH]
+  help: `Usage: shortlink account create [--save-code PATH] [--json] [--server URL]
+       shortlink account create --database [--max-links N] [--save-code PATH] [--json]
 
 Creates an account and prints it as JSON: Uid, AccessCode, DateCreated, MaxLinks.
 The access code is the account's only key and cannot be shown again.
 
 Options:
-  --save-code PATH    also write the access code to PATH, created with mode 0600 (it must not
-                      exist yet); use it later with --code-file PATH
+  --save-code PATH    write the access code to PATH instead, created with mode 0600 (it must
+                      not exist yet), and leave it out of the JSON; use it with --code-file PATH
   --database          create it directly in the database named by DATABASE_URL instead of
                       asking a server: how operators make accounts while REGISTRATION=closed
   --max-links N       with --database: its MaxLinks (default: DEFAULT_MAX_LINKS, or 20)
+${JSON_ALREADY_HELP}
 ${CONNECTION_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: accountCreate,
-      options: { ...SERVER_OPTION, 'save-code': { type: 'string' }, database: { type: 'boolean' }, 'max-links': { type: 'string' } },
+      options: { ...SERVER_OPTION, ...JSON_ALREADY, 'save-code': { type: 'string' }, database: { type: 'boolean' }, 'max-links': { type: 'string' } },
       positionals: [],
     });
     if (parsed === undefined) return 0;
@@ -120,78 +130,213 @@ ${CONNECTION_HELP}
       throw error;
     }
     slot?.write(account.AccessCode);
-    printJson(context, account);
-    context.stderr.write(
-      savePath === undefined
-        ? 'Keep the AccessCode: it is the only key to the account and cannot be shown again.\n'
-        : `The access code is saved in ${savePath} (mode 0600); use --code-file ${savePath}.\n`,
-    );
+    printAccount(context, account, savePath);
     return 0;
   },
 };
 
+/**
+ * Prints an account that carries a new access code. With a code file, the code is not
+ * printed: stdout is often a terminal's scrollback, a log or a CI transcript.
+ */
+function printAccount(context: CliContext, account: Account, savePath: string | undefined): void {
+  if (savePath === undefined) {
+    printJson(context, account);
+    context.stderr.write('Keep the AccessCode: it is the only key to the account and cannot be shown again.\n');
+  } else {
+    const { AccessCode: _saved, ...rest } = account;
+    printJson(context, rest);
+    context.stderr.write(`The access code is saved in ${savePath} (mode 0600), not printed; use --code-file ${savePath}.\n`);
+  }
+}
+
 export const accountInfo: Command = {
   name: 'account info',
   summary: 'show the account of your access code',
-  help: `Usage: shortlink account info [--code-file PATH] [--server URL]
+  help: `Usage: shortlink account info [--json] [--code-file PATH] [--server URL]
 
 Prints your account as JSON: Uid, AccessCode, DateCreated, MaxLinks.
+
+Options:
+${JSON_ALREADY_HELP}
 ${CODE_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: accountInfo, options: CODE_OPTIONS, positionals: [] });
+    const parsed = parseCommand(args, context, { command: accountInfo, options: { ...CODE_OPTIONS, ...JSON_ALREADY }, positionals: [] });
     if (parsed === undefined) return 0;
     printJson(context, await authenticatedClient(accountInfo, context, parsed.values).getAccount());
     return 0;
   },
 };
 
+const LINK_FIELD_OPTIONS = {
+  title: { type: 'string' }, tags: { type: 'string' }, expires: { type: 'string' }, 'max-visits': { type: 'string' },
+} as const;
+
+const LINK_FIELD_HELP = `  --title TEXT        a title, up to 200 characters
+  --tags a,b,c        up to 10 tags, each 1-50 of A-Z a-z 0-9 - _ . (stored lower case)
+  --expires TIME      when it stops resolving: RFC 3339 with an offset (2027-01-01T00:00:00Z)
+  --max-visits N      how many resolutions it allows in all`;
+
+function tagList(raw: string): string[] {
+  return raw.split(',').map((tag) => tag.trim()).filter((tag) => tag !== '');
+}
+
+function visitLimit(command: Command, raw: string): number {
+  return wholeNumber(command, '--max-visits', raw, 1);
+}
+
+/** The details of one of the account's links, found by its shortcode. */
+async function detailsOf(client: ShortlinkClient, shortCode: string): Promise<LinkDetails | undefined> {
+  // q matches within shortcodes, targets and titles: every match comes, the exact one is kept.
+  return (await client.listLinks({ q: shortCode })).find((link) => link.ShortCode === shortCode);
+}
+
 export const shorten: Command = {
   name: 'shorten',
-  summary: 'create a short link: shorten URL [--short CODE]',
-  help: `Usage: shortlink shorten URL [--short CODE] [--code-file PATH] [--server URL]
+  summary: 'create a short link: shorten URL [--short CODE] [--title …] [--tags …] [--expires …] [--max-visits N]',
+  help: `Usage: shortlink shorten URL [--short CODE] [--title TEXT] [--tags a,b] [--expires TIME]
+                        [--max-visits N] [--json] [--code-file PATH] [--server URL]
 
 Creates a link to URL and prints its short URL.
 
 Options:
   --short CODE        the shortcode to use (5-2000 of A-Z a-z 0-9 - . _ ~); generated when omitted
+${LINK_FIELD_HELP}
+  --json              print the new link as JSON instead: ShortUrl, then its LinkDetails
 ${CODE_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: shorten,
-      options: { ...CODE_OPTIONS, short: { type: 'string' } },
+      options: { ...CODE_OPTIONS, ...LINK_FIELD_OPTIONS, short: { type: 'string' }, json: { type: 'boolean' } },
       positionals: ['url'],
     });
     if (parsed === undefined) return 0;
+    const { short, title, tags, expires, json } = parsed.values;
+    const maxVisits = parsed.values['max-visits'];
+    const options: CreateLinkOptions = {
+      ...(short === undefined ? {} : { short }),
+      ...(title === undefined ? {} : { title }),
+      ...(tags === undefined ? {} : { tags: tagList(tags) }),
+      ...(expires === undefined ? {} : { expires }),
+      ...(maxVisits === undefined ? {} : { maxVisits: visitLimit(shorten, maxVisits) }),
+    };
     const client = authenticatedClient(shorten, context, parsed.values);
-    const short = parsed.values.short;
-    const shortUrl = await client.createLink(parsed.positionals[0]!, short === undefined ? {} : { short });
-    context.stdout.write(`${shortUrl}\n`);
+    const created = await client.shorten(parsed.positionals[0]!, options);
+    if (json === true) {
+      const details = await detailsOf(client, created.shortCode);
+      printJson(context, { ShortUrl: created.shortUrl, ...(details ?? { ShortCode: created.shortCode }) });
+    } else {
+      context.stdout.write(`${created.shortUrl}\n`);
+    }
     return 0;
   },
 };
 
-export const links: Command = {
-  name: 'links',
-  summary: 'list your links',
-  help: `Usage: shortlink links [--json] [--code-file PATH] [--server URL]
+export const edit: Command = {
+  name: 'edit',
+  summary: 'change one of your links: edit CODE [--url URL] [--title …] [--tags …] [--expires …] [--max-visits N]',
+  help: `Usage: shortlink edit CODE [--url URL] [--title TEXT] [--tags a,b] [--expires TIME]
+                     [--max-visits N] [--json] [--code-file PATH] [--server URL]
 
-Lists your links, oldest first: shortcode, accesses and target, one per line.
+Changes your link CODE (PATCH /v1/link) and prints it as it then stands. Give at least one
+option; the others stay as they are. An empty value clears a field: --title "" removes the
+title, --tags "" every tag, --expires "" the expiry, --max-visits "" the limit (a link that
+had expired or reached its limit then resolves again). The shortcode and its accesses never
+change.
 
 Options:
-  --json              print the API's JSON array instead
+  --url URL           a new target
+${LINK_FIELD_HELP}
+  --json              print the API's LinkDetails JSON instead
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, {
+      command: edit,
+      options: { ...CODE_OPTIONS, ...LINK_FIELD_OPTIONS, url: { type: 'string' }, json: { type: 'boolean' } },
+      positionals: ['code'],
+    });
+    if (parsed === undefined) return 0;
+    const { url, title, tags, expires, json } = parsed.values;
+    const maxVisits = parsed.values['max-visits'];
+    const changes: LinkChanges = {
+      ...(url === undefined ? {} : { url }),
+      ...(title === undefined ? {} : { title: title === '' ? null : title }),
+      ...(tags === undefined ? {} : { tags: tags.trim() === '' ? null : tagList(tags) }),
+      ...(expires === undefined ? {} : { expires: expires === '' ? null : expires }),
+      ...(maxVisits === undefined ? {} : { maxVisits: maxVisits === '' ? null : visitLimit(edit, maxVisits) }),
+    };
+    if (Object.keys(changes).length === 0) {
+      throw new UsageError(edit.name, 'nothing to change: give --url, --title, --tags, --expires or --max-visits');
+    }
+    const details = await authenticatedClient(edit, context, parsed.values).updateLink(parsed.positionals[0]!, changes);
+    if (json === true) printJson(context, details);
+    else context.stdout.write(describeLink(details));
+    return 0;
+  },
+};
+
+/** A link's details, one field a line, for a terminal. */
+export function describeLink(link: LinkDetails): string {
+  const rows: [string, string][] = [
+    ['ShortCode', link.ShortCode],
+    ['PointsTo', link.PointsTo],
+    ['Accesses', String(link.Accesses)],
+    ['DateCreated', link.DateCreated],
+    ['Title', link.Title ?? '-'],
+    ['Tags', link.Tags.length === 0 ? '-' : link.Tags.join(',')],
+    ['ExpiresAt', link.ExpiresAt ?? '-'],
+    ['MaxVisits', link.MaxVisits === null ? '-' : String(link.MaxVisits)],
+  ];
+  return rows.map(([name, value]) => `${name.padEnd(12)}${value}\n`).join('');
+}
+
+export const links: Command = {
+  name: 'links',
+  summary: 'list your links: links [--search TEXT] [--tag a,b] [--limit N]',
+  help: `Usage: shortlink links [--search TEXT] [--tag a,b] [--limit N] [--json | --csv]
+                      [--code-file PATH] [--server URL]
+
+Lists your links, oldest first: shortcode, accesses and target, one per line (all of them,
+unless --limit is given).
+
+Options:
+  --search TEXT       only links whose shortcode, target or title holds TEXT (any case)
+  --tag a,b           only links carrying every one of these tags
+  --limit N           at most N links (1-1000)
+  --json              print the API's JSON array (LinkDetails) instead
+  --csv               print the API's CSV instead (GET /v1/links?format=csv): every field of
+                      every link, the columns of "shortlink export"; "shortlink import" on a
+                      server's database reads it back whole
 ${CODE_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: links,
-      options: { ...CODE_OPTIONS, json: { type: 'boolean' } },
+      options: {
+        ...CODE_OPTIONS, search: { type: 'string' }, tag: { type: 'string' }, limit: { type: 'string' },
+        json: { type: 'boolean' }, csv: { type: 'boolean' },
+      },
       positionals: [],
     });
     if (parsed === undefined) return 0;
-    const list = await authenticatedClient(links, context, parsed.values).listLinks();
-    if (parsed.values.json === true) printJson(context, list);
+    const { search, tag, limit, json, csv } = parsed.values;
+    if (json === true && csv === true) throw new UsageError(links.name, '--json and --csv exclude each other');
+    // Without --limit the service answers every matching link at once.
+    const options: ListLinksOptions = {
+      ...(search === undefined ? {} : { q: search }),
+      ...(tag === undefined ? {} : { tags: tagList(tag) }),
+      ...(limit === undefined ? {} : { limit: wholeNumber(links, '--limit', limit, 1) }),
+    };
+    const client = authenticatedClient(links, context, parsed.values);
+    if (csv === true) {
+      context.stdout.write(await client.listLinksCsv(options));
+      return 0;
+    }
+    const list = await client.listLinks(options);
+    if (json === true) printJson(context, list);
     else context.stdout.write(table(list));
     return 0;
   },
@@ -211,14 +356,17 @@ function table(list: readonly Link[]): string {
 export const resolve: Command = {
   name: 'resolve',
   summary: 'look a link up: resolve CODE (counts one access)',
-  help: `Usage: shortlink resolve CODE [--server URL]
+  help: `Usage: shortlink resolve CODE [--json] [--server URL]
 
 Prints the link CODE as JSON: ShortCode, PointsTo, CreatedBy, Accesses. Like any resolution
 this counts one access, and the answer includes it. Needs no access code.
+
+Options:
+${JSON_ALREADY_HELP}
 ${CONNECTION_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: resolve, options: SERVER_OPTION, positionals: ['code'] });
+    const parsed = parseCommand(args, context, { command: resolve, options: { ...SERVER_OPTION, ...JSON_ALREADY }, positionals: ['code'] });
     if (parsed === undefined) return 0;
     const client = clientFor(serverOf(resolve, context, parsed.values.server));
     printJson(context, await client.resolve(parsed.positionals[0]!));
@@ -229,17 +377,101 @@ ${CONNECTION_HELP}
 export const deleteLink: Command = {
   name: 'delete',
   summary: 'delete one of your links: delete CODE',
-  help: `Usage: shortlink delete CODE [--code-file PATH] [--server URL]
+  help: `Usage: shortlink delete CODE [--json] [--code-file PATH] [--server URL]
 
 Deletes your link CODE. Its shortcode becomes free again, and its slot in your cap too.
+
+Options:
+  --json              print {"Deleted": CODE} instead
 ${CODE_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: deleteLink, options: CODE_OPTIONS, positionals: ['code'] });
+    const parsed = parseCommand(args, context, { command: deleteLink, options: { ...CODE_OPTIONS, json: { type: 'boolean' } }, positionals: ['code'] });
     if (parsed === undefined) return 0;
     const code = parsed.positionals[0]!;
     await authenticatedClient(deleteLink, context, parsed.values).deleteLink(code);
-    context.stdout.write(`Deleted ${code}\n`);
+    if (parsed.values.json === true) printJson(context, { Deleted: code });
+    else context.stdout.write(`Deleted ${code}\n`);
+    return 0;
+  },
+};
+
+export const accountRotate: Command = {
+  name: 'account rotate',
+  summary: 'give your account a new access code (the old one stops working)',
+  help: `Usage: shortlink account rotate [--save-code PATH] [--json] [--code-file PATH] [--server URL]
+
+Gives your account a new access code (POST /v1/rotate_access_code) and prints the account as
+JSON with it: Uid, AccessCode, DateCreated, MaxLinks. The old code stops working on every
+instance within a second.
+
+Options:
+  --save-code PATH    write the new code to PATH (mode 0600) instead of printing it. PATH may
+                      be the --code-file in use: it is then replaced whole (written beside it
+                      and renamed), never left half-written; any other PATH must not exist yet
+${JSON_ALREADY_HELP}
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, {
+      command: accountRotate, options: { ...CODE_OPTIONS, ...JSON_ALREADY, 'save-code': { type: 'string' } }, positionals: [],
+    });
+    if (parsed === undefined) return 0;
+    const savePath = parsed.values['save-code'];
+    const codeFile = parsed.values['code-file'];
+    const client = authenticatedClient(accountRotate, context, parsed.values);
+    const replacing = savePath !== undefined && codeFile !== undefined && resolvePath(savePath) === resolvePath(codeFile);
+    // The new file is made before the code changes, so a path that cannot be written fails
+    // while the old code still works.
+    const target = replacing ? join(dirname(savePath), `.${randomBytes(6).toString('hex')}.code-partial`) : savePath;
+    const slot = target === undefined ? undefined : reserveCodeFile(target);
+    let account: Account;
+    try {
+      account = await client.rotateAccessCode();
+    } catch (error) {
+      slot?.abandon();
+      throw error;
+    }
+    slot?.write(account.AccessCode);
+    if (replacing) {
+      try {
+        renameSync(target!, savePath);
+      } catch (error) {
+        throw new CliFailure(`the code changed, but ${savePath} could not be replaced (${(error as NodeJS.ErrnoException).code}); ` +
+          `the new code is in ${target}`);
+      }
+    }
+    printAccount(context, account, savePath);
+    return 0;
+  },
+};
+
+export const accountDelete: Command = {
+  name: 'account delete',
+  summary: 'delete your account and every link it holds (asks for --yes)',
+  help: `Usage: shortlink account delete --yes [--json] [--code-file PATH] [--server URL]
+
+Deletes your account and all its links (DELETE /v1/account); their shortcodes become free.
+It cannot be undone, so the command asks for --yes.
+
+Options:
+  --yes               confirm
+  --json              print {"Deleted": UID} instead
+${CODE_HELP}
+`,
+  async run(args, context) {
+    const parsed = parseCommand(args, context, {
+      command: accountDelete, options: { ...CODE_OPTIONS, yes: { type: 'boolean' }, json: { type: 'boolean' } }, positionals: [],
+    });
+    if (parsed === undefined) return 0;
+    if (parsed.values.yes !== true) {
+      throw new UsageError(accountDelete.name, 'deleting an account and all its links cannot be undone: add --yes to confirm');
+    }
+    const client = authenticatedClient(accountDelete, context, parsed.values);
+    const { Uid } = await client.getAccount();
+    await client.deleteAccount();
+    if (parsed.values.json === true) printJson(context, { Deleted: Uid });
+    else context.stdout.write(`Deleted account ${Uid} and all its links\n`);
     return 0;
   },
 };
@@ -293,7 +525,7 @@ ${CODE_HELP}
 export const events: Command = {
   name: 'events',
   summary: 'follow your account\'s events live, one JSON line each',
-  help: `Usage: shortlink events [--count N] [--code-file PATH] [--server URL]
+  help: `Usage: shortlink events [--count N] [--json] [--code-file PATH] [--server URL]
 
 Prints your account's events as they happen on any instance (GET /v1/events): one JSON
 line each, {"id", "type", "timestamp", "data"}, for link.created, link.updated,
@@ -304,12 +536,13 @@ not replayed: what happens while nothing listens is not shown.
 
 Options:
   --count N           stop after N events
+${JSON_ALREADY_HELP}
 ${CODE_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: events,
-      options: { ...CODE_OPTIONS, count: { type: 'string' } },
+      options: { ...CODE_OPTIONS, ...JSON_ALREADY, count: { type: 'string' } },
       positionals: [],
     });
     if (parsed === undefined) return 0;

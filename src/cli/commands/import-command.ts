@@ -36,9 +36,15 @@ spaces and punctuation ignored):
   url         PointsTo, longUrl (Shlink), long_url (Bitly), url (YOURLS), target (Kutt)
   accesses    Accesses, visits (Shlink), clicks (YOURLS, Bitly), visit_count (Kutt)
   created     DateCreated, createdAt, created_at, timestamp (YOURLS)
+  title       Title, title (YOURLS, Shlink, Bitly), description (Kutt)
+  tags        Tags (ours: "a,b"), tags (Shlink: "a|b", or its API's array)
+  expires     ExpiresAt, expire_in (Kutt), meta.validUntil (Shlink's API)
+  visit limit MaxVisits, meta.maxVisits (Shlink's API)
 
 Only the url is required: a missing shortcode is generated, missing accesses are 0, a missing
-date is now. Every row is checked like an API request (same url rules, with BASE_URL and
+date is now, missing details are none. A "shortlink export" comes back whole. Another
+shortener's title is cut to 200 characters, its line breaks made spaces; an expiry may be
+past (the link comes back expired). Every row is checked like an API request (same url rules, with BASE_URL and
 BLOCKED_HOSTS from the environment), except that a shortcode keeps its length: any code of
 1-2000 characters from A-Z a-z 0-9 - . _ ~ is kept (YOURLS' "1", Bitly's 4 characters) and
 resolves; only a reserved name (docs, healthz, …, in any case) is refused. Rows Kutt marks
@@ -309,6 +315,23 @@ interface SourceRow {
   readonly shape?: string;
 }
 
+/**
+ * An object's keys, with those of objects inside it one level down as `outer.inner`: Shlink
+ * keeps a link's limits in `meta` (`meta.validUntil`, `meta.maxVisits`) and its visits in
+ * `visitsSummary.total`.
+ */
+function flatten(object: Record<string, unknown>): Record<string, unknown> {
+  let flat: Record<string, unknown> | undefined;
+  for (const [key, inner] of Object.entries(object)) {
+    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) continue;
+    flat ??= { ...object };
+    for (const [innerKey, innerValue] of Object.entries(inner as Record<string, unknown>)) {
+      if (!(`${key}.${innerKey}` in flat)) flat[`${key}.${innerKey}`] = innerValue;
+    }
+  }
+  return flat ?? object;
+}
+
 /** A JSON document that holds no links the import can find. */
 class JsonDocumentError extends Error {}
 
@@ -345,7 +368,7 @@ async function* readRows(format: ImportFormat, delimiter: Delimiter, chunks: Asy
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       return { where, problem: 'not a JSON object', get: () => undefined, columns: undefined, headers: [] };
     }
-    const object = value as Record<string, unknown>;
+    const object = flatten(value as Record<string, unknown>);
     const headers = Object.keys(object);
     const signature = headers.join('\u0000');
     let mapping = mappings.get(signature);
@@ -453,7 +476,7 @@ interface Entry {
   readonly where: string;
   /** Set once the row is settled without the database. */
   note?: string;
-  link?: { shortCode: string; pointsTo: string; accesses: number; dateCreated: string };
+  link?: Omit<ImportLink, 'shortCode'> & { shortCode: string };
   /** The file gave no shortcode: a taken one is drawn again instead of reported. */
   generated: boolean;
   attempts: number;
@@ -591,13 +614,13 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
         if (!checked.ok) {
           settle(entry, 'rejected', `rejected: ${checked.reason}`);
         } else {
-          const { shortCode, pointsTo, accesses, dateCreated } = checked.row;
+          const { shortCode, pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits } = checked.row;
           const earlier = shortCode === undefined ? undefined : seen.get(shortCode);
           if (earlier !== undefined) {
             settle(entry, 'conflicts', `conflict: the shortcode "${shortCode}" appears earlier in the file (${earlier})`);
           } else {
             if (shortCode !== undefined) seen.set(shortCode, row.where);
-            entry.link = { shortCode: shortCode ?? freshCode(row.where), pointsTo, accesses, dateCreated };
+            entry.link = { shortCode: shortCode ?? freshCode(row.where), pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits };
             entry.generated = shortCode === undefined;
           }
         }

@@ -3,22 +3,25 @@
  * command line, through the client library like the other API commands.
  */
 import { parseCommand, type Command } from '../command.ts';
-import { authenticatedClient, CODE_HELP, CODE_OPTIONS, printJson } from './api-commands.ts';
+import { authenticatedClient, CODE_HELP, CODE_OPTIONS, JSON_ALREADY, JSON_ALREADY_HELP, printJson } from './api-commands.ts';
 
 const EVENTS = 'link.created,link.updated,link.deleted,link.visited,account.rotated';
 
 export const webhooksAdd: Command = {
   name: 'webhooks add',
   summary: 'register a webhook: webhooks add URL [EVENTS] (all five event types without EVENTS)',
-  help: `Usage: shortlink webhooks add URL [EVENTS] [--code-file PATH] [--server URL]
+  help: `Usage: shortlink webhooks add URL [EVENTS] [--json] [--code-file PATH] [--server URL]
 
 Registers URL to receive the events EVENTS (comma-separated from ${EVENTS};
-all of them when omitted), and prints the webhook as JSON with its signing Secret: keep it,
-it is never shown again. At most 5 webhooks per account.
+all of them when omitted), and prints the webhook as JSON (always: there is no other form)
+with its signing Secret: keep it, it is never shown again. At most 5 webhooks per account.
+
+Options:
+${JSON_ALREADY_HELP}
 ${CODE_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: webhooksAdd, options: CODE_OPTIONS, positionals: ['url', 'events?'] });
+    const parsed = parseCommand(args, context, { command: webhooksAdd, options: { ...CODE_OPTIONS, ...JSON_ALREADY }, positionals: ['url', 'events?'] });
     if (parsed === undefined) return 0;
     const [url, events = EVENTS] = parsed.positionals;
     const created = await authenticatedClient(webhooksAdd, context, parsed.values).createWebhook(url!, events.split(','));
@@ -52,17 +55,21 @@ ${CODE_HELP}
 export const webhooksDelete: Command = {
   name: 'webhooks delete',
   summary: 'delete one of your webhooks: webhooks delete ID',
-  help: `Usage: shortlink webhooks delete ID [--code-file PATH] [--server URL]
+  help: `Usage: shortlink webhooks delete ID [--json] [--code-file PATH] [--server URL]
 
 Deletes your webhook ID; its pending events are dropped with it.
+
+Options:
+  --json              print {"Deleted": ID} instead
 ${CODE_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: webhooksDelete, options: CODE_OPTIONS, positionals: ['id'] });
+    const parsed = parseCommand(args, context, { command: webhooksDelete, options: { ...CODE_OPTIONS, json: { type: 'boolean' } }, positionals: ['id'] });
     if (parsed === undefined) return 0;
     const id = parsed.positionals[0]!;
     await authenticatedClient(webhooksDelete, context, parsed.values).deleteWebhook(id);
-    context.stdout.write(`Deleted ${id}\n`);
+    if (parsed.values.json === true) printJson(context, { Deleted: id });
+    else context.stdout.write(`Deleted ${id}\n`);
     return 0;
   },
 };

@@ -4,6 +4,7 @@ import { invalid } from '../../errors.ts';
 import type { LinkService } from '../../links/link-service.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
 import { Operation } from '../operations.ts';
+import { LINK_CSV_HEADER, linkCsvRecord } from '../links-csv.ts';
 import { normaliseDetailsBody, readParameters } from '../parameters.ts';
 import { linkDetailsBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
@@ -23,6 +24,9 @@ import {
   UpdateLinkQuery,
 } from '../schemas.ts';
 import { PLAIN_TEXT } from '../send-error.ts';
+import { wantsCsv } from './stats.ts';
+
+const CSV = 'text/csv; charset=utf-8';
 
 export interface LinkRoutesDeps {
   readonly links: LinkService;
@@ -161,22 +165,36 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
     summary: 'List your links, oldest first',
     description:
       'Without parameters, every link of the account. `q` and `tag` filter; with `limit`, when more links match, the ' +
-      'answer carries `Link: <…/v1/links?…&cursor=…>; rel="next"` (RFC 8288) to the next page. The body is always a plain array.',
+      'answer carries `Link: <…/v1/links?…&cursor=…>; rel="next"` (RFC 8288) to the next page. The body is always a plain array. ' +
+      '`format=csv` (or `Accept: text/csv`) answers the same links as CSV: a header line ' +
+      '`ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits`, then one RFC 4180 record per link, ' +
+      'Tags comma-separated in one field, absent values empty: the columns of `shortlink export`, which `shortlink import` reads back.',
     tags: ['links'],
     security: ACCESS_CODE_SECURITY,
     querystring: ListLinksQuery,
     response: {
       200: {
-        ...Type.Array(LinkDetailsSchema, { description: 'The account\'s links, oldest first; [] when there are none' }),
+        description: 'The account\'s links, oldest first; [] when there are none (JSON), or the same links as CSV',
         headers: {
           Link: { type: 'string', description: 'When more links match: <BASE_URL/v1/links?…&cursor=…>; rel="next"' },
+        },
+        content: {
+          'application/json': { schema: Type.Array(LinkDetailsSchema) },
+          'text/csv': {
+            schema: {
+              type: 'string',
+              examples: [`${LINK_CSV_HEADER}launch-2026,https://example.com/,1,0,2026-11-01T09:30:00.000Z,Launch,"a,b",,\n`],
+            },
+          },
         },
       },
       ...errorResponses(Operation.ListLinks, [400, 401, 429, 503]),
     },
   });
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { q, tag, limit, cursor } = readParameters(['q', 'tag', 'limit', 'cursor'], request.query, undefined);
+    const { q, tag, limit, cursor, format } = readParameters(['q', 'tag', 'limit', 'cursor', 'format'], request.query, undefined);
+    if (format !== undefined && format !== 'csv' && format !== 'json') throw invalid('the parameter "format" must be csv or json');
+    const csv = format === 'csv' || (format === undefined && wantsCsv(request.headers.accept));
     const page = await links.listDetails(accountOf(request), { q, tag, limit, cursor });
     if (page.nextCursor !== undefined) {
       // The access code never goes into the link: the client sends it again its own way.
@@ -184,8 +202,15 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
       if (q !== undefined) next.set('q', q);
       if (tag !== undefined) next.set('tag', tag);
       if (limit !== undefined) next.set('limit', limit);
+      if (format !== undefined) next.set('format', format);
       next.set('cursor', page.nextCursor);
       reply.header('link', `<${baseUrl}/v1/links?${next.toString()}>; rel="next"`);
+    }
+    if (csv) {
+      reply.type(CSV);
+      let text = LINK_CSV_HEADER;
+      for (const link of page.links) text += linkCsvRecord(link);
+      return text;
     }
     return page.links.map(linkDetailsBody);
   };

@@ -59,7 +59,7 @@ export function registerStatsRoutes(app: FastifyInstance, { stats, authenticate 
 }
 
 /** True when the client prefers CSV: `text/csv` accepted, and JSON not preferred to it. */
-function wantsCsv(accept: string | undefined): boolean {
+export function wantsCsv(accept: string | undefined): boolean {
   if (accept === undefined || !accept.toLowerCase().includes('text/csv')) return false;
   const quality = (type: string) => {
     for (const part of accept.toLowerCase().split(',')) {

@@ -2,8 +2,9 @@ import type postgres from 'postgres';
 import type {
   AdminAccount, AdminStore, ExportedLink, ImportLink, ImportOptions, ImportOutcome, SetMaxLinksResult,
 } from '../admin.ts';
-import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS, EXPORTED_LINK_COLUMNS } from '../columns.ts';
+import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS } from '../columns.ts';
 import { predictImport } from '../import-plan.ts';
+import { detailsOf, joinTags, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
 import type { AccountRecord, NewAccount } from '../store.ts';
 import { administration } from './administration.ts';
 import { connect, type Sql } from './connection.ts';
@@ -62,8 +63,8 @@ export async function openPostgresAdminStore(options: PostgresAdminOptions): Pro
 
     async *exportLinks(): AsyncGenerator<ExportedLink> {
       // One statement read through a cursor: a single snapshot, fetched a page at a time.
-      const pages = sql<ExportedLink[]>`SELECT ${sql.unsafe(EXPORTED_LINK_COLUMNS)} FROM links ORDER BY id`.cursor(EXPORT_PAGE);
-      for await (const page of pages) yield* page;
+      const pages = sql<LinkDetailsRow[]>`SELECT ${sql.unsafe(LINK_DETAILS_COLUMNS)} FROM links ORDER BY id`.cursor(EXPORT_PAGE);
+      for await (const page of pages) for (const row of page) yield detailsOf(row);
     },
 
     async importLinks(rows: readonly ImportLink[], options: ImportOptions): Promise<ImportOutcome[]> {
@@ -91,7 +92,24 @@ export async function openPostgresAdminStore(options: PostgresAdminOptions): Pro
             ${sql.array(rows.map((r) => r.dateCreated), 25)}::text[],
             ${options.raiseCap}
           ) AS results`;
-        return row!.results;
+        const results = row!.results;
+        // The details are set on the rows just imported, in the same transaction: the import
+        // function (migration 3) predates them, and a new one would need a migration.
+        const detailed = rows.filter((r, i) => results[i] === 'imported' &&
+          (r.title != null || (r.tags?.length ?? 0) > 0 || r.expiresAt != null || r.maxVisits != null));
+        if (detailed.length > 0) {
+          await tx`
+            UPDATE links SET title = d.title, tags = d.tags, expires_at = d.expires_at, max_visits = d.max_visits
+            FROM unnest(
+              ${sql.array(detailed.map((r) => r.shortCode), 25)}::text[],
+              ${sql.array(detailed.map((r) => r.title ?? null) as string[], 25)}::text[],
+              ${sql.array(detailed.map((r) => joinTags(r.tags)), 25)}::text[],
+              ${sql.array(detailed.map((r) => r.expiresAt ?? null) as string[], 25)}::text[],
+              ${sql.array(detailed.map((r) => (r.maxVisits == null ? null : String(r.maxVisits))) as string[], 25)}::integer[]
+            ) AS d(short_code, title, tags, expires_at, max_visits)
+            WHERE links.short_code = d.short_code AND links.created_by = ${uid}`;
+        }
+        return results;
       }) as Promise<ImportOutcome[]>;
     },
 

@@ -2,8 +2,9 @@ import type { SqliteSynchronous } from '../../config.ts';
 import type {
   AdminStore, ExportedLink, ImportLink, ImportOptions, ImportOutcome, SetMaxLinksResult,
 } from '../admin.ts';
-import { ACCOUNT_COLUMNS, EXPORTED_LINK_COLUMNS } from '../columns.ts';
+import { ACCOUNT_COLUMNS } from '../columns.ts';
 import { predictImport } from '../import-plan.ts';
+import { detailsOf, joinTags, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
 import type { AccountRecord, NewAccount } from '../store.ts';
 import { accountOf, prepareAdministration } from './administration.ts';
 import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
@@ -32,10 +33,11 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
     takeSlot: db.prepare(TAKE_SLOT),
     giveBackSlot: db.prepare(GIVE_BACK_SLOT),
     insertLink: db.prepare(
-      `INSERT INTO links (short_code, points_to, created_by, accesses, date_created) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO links (short_code, points_to, created_by, accesses, date_created, title, tags, expires_at, max_visits)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (short_code) DO NOTHING`,
     ),
-    exportLinks: db.prepare(`SELECT ${EXPORTED_LINK_COLUMNS} FROM links ORDER BY id`),
+    exportLinks: db.prepare(`SELECT ${LINK_DETAILS_COLUMNS} FROM links ORDER BY id`),
   };
 
   /** Runs `work` between BEGIN IMMEDIATE and COMMIT; rolls back if it throws. */
@@ -93,7 +95,7 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
     async *exportLinks(): AsyncGenerator<ExportedLink> {
       // One statement is one read transaction: in WAL mode it sees a single snapshot while
       // the server goes on writing.
-      for (const row of statements.exportLinks.iterate()) yield row as unknown as ExportedLink;
+      for (const row of statements.exportLinks.iterate()) yield detailsOf(row as unknown as LinkDetailsRow);
     },
 
     async importLinks(rows: readonly ImportLink[], options: ImportOptions): Promise<ImportOutcome[]> {
@@ -112,7 +114,10 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
         return rows.map((row): ImportOutcome => {
           if (statements.linkExists.get(row.shortCode) !== undefined) return 'taken';
           if (statements.takeSlot.run(uid, raise).changes === 0) return 'cap_reached';
-          const inserted = statements.insertLink.run(row.shortCode, row.pointsTo, uid, row.accesses, row.dateCreated);
+          const inserted = statements.insertLink.run(
+            row.shortCode, row.pointsTo, uid, row.accesses, row.dateCreated,
+            row.title ?? null, joinTags(row.tags), row.expiresAt ?? null, row.maxVisits ?? null,
+          );
           if (inserted.changes === 1) return 'imported';
           statements.giveBackSlot.run(uid);
           return 'taken';
