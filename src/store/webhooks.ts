@@ -144,15 +144,29 @@ export function visitSecond(now: string): string {
   return `${now.slice(0, 19)}.000Z`;
 }
 
+/** A waiting row `v` of webhook `w` with the tally's shortcode, second and classes (parameters 1–8). */
+const SAME_WAITING_ROW = `v.webhook_id = w.id AND v.short_code = ?1 AND v.time = ?2 AND v.bot = ?3 AND v.referrer = ?4
+  AND v.country = ?5 AND v.browser = ?6 AND v.os = ?7 AND v.device = ?8`;
+
 /**
  * SQLite: one tally of a count batch (a link's visits with the same classes) for every
  * link.visited webhook of the link's owner, written in the count transaction with the
  * shortcode it was visited under, so nothing later needs the link (ADR 24): a link deleted
- * right after its visits still has them delivered. Parameters: shortcode, time (visitSecond),
- * bot, referrer, country, browser, os, device, visits, owner's account uid.
+ * right after its visits still has them delivered. First added to each such webhook's newest
+ * waiting row of the same shortcode, second and classes (so a busy link's batches of one
+ * second stay one row), then inserted for the webhooks that had none. Safe because SQLite
+ * writers take turns: a collector reads, shrinks and deletes waiting rows in one
+ * transaction, never between these two statements. Parameters: shortcode, time
+ * (visitSecond), bot, referrer, country, browser, os, device, visits, owner's account uid.
  */
-export const VISITS_TO_WEBHOOKS_SQL = `INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
-  SELECT id, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 FROM webhooks WHERE account_uid = ?10 AND visited = 1`;
+export const VISITS_TO_WEBHOOKS_SQL = [
+  `UPDATE webhook_visits SET visits = visits + ?9 WHERE id IN (
+     SELECT (SELECT max(v.id) FROM webhook_visits v WHERE ${SAME_WAITING_ROW})
+       FROM webhooks w WHERE w.account_uid = ?10 AND w.visited = 1)`,
+  `INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
+   SELECT w.id, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 FROM webhooks w
+    WHERE w.account_uid = ?10 AND w.visited = 1 AND NOT EXISTS (SELECT 1 FROM webhook_visits v WHERE ${SAME_WAITING_ROW})`,
+] as const;
 
 /** A `WebhookRecord` (the events column is split by the caller: webhookOf). */
 export const WEBHOOK_COLUMNS = 'id, account_uid AS "accountUid", url, events, date_created AS "dateCreated"';

@@ -172,7 +172,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // the shortcode (so a link deleted right after keeps them). The rows still in the journal
     // go where the fold would have taken them (the webhooks' copy first, while their links
     // are still there to name them), and the journal is dropped. The partial index answers
-    // "is any link.visited webhook registered?", asked once per count batch.
+    // "is any link.visited webhook registered?", asked once per count batch; the index by
+    // shortcode and second finds the waiting row a batch's visits are added to.
     name: 'visits without a journal',
     sql: `
   INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
@@ -188,6 +189,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ON CONFLICT (hour, link_id, bot, referrer, country, browser, os, device) DO UPDATE SET visits = stats_tuples.visits + excluded.visits;
   DROP TABLE stats_journal;
   CREATE INDEX webhooks_visited ON webhooks (account_uid) WHERE visited = 1;
+  CREATE INDEX webhook_visits_by_second ON webhook_visits (short_code, time);
   `,
   },
 ];

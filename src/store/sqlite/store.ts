@@ -148,7 +148,8 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     grantAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING id AS "linkId", ${LINK_COLUMNS}`),
     addTuple: db.prepare(ADD_TUPLE_SQL),
     anyVisitedWebhook: db.prepare(ANY_VISITED_WEBHOOK_SQL),
-    visitsToWebhooks: db.prepare(VISITS_TO_WEBHOOKS_SQL),
+    addToWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[0]),
+    newWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[1]),
     tupleChunkEnd: db.prepare(tupleChunkEndSql(sqlite, FOLD_BATCH.sqlite)),
     tuplesToRollups: db.prepare(tuplesToRollupsSql(sqlite)),
     tupleChunkLinkHours: db.prepare(tupleChunkLinkHoursSql(sqlite)),
@@ -280,9 +281,9 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
             const bot = visit.bot ? 1 : 0;
             statements.addTuple.run(visit.hour, linkId, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count);
             if (watched) {
-              statements.visitsToWebhooks.run(
-                result.row.shortCode, second, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count, result.row.createdBy,
-              );
+              const row = [result.row.shortCode, second, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count, result.row.createdBy] as const;
+              statements.addToWaitingVisits.run(...row);
+              statements.newWaitingVisits.run(...row);
             }
           }
         }
