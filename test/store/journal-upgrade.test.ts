@@ -1,7 +1,8 @@
 /**
- * A database of the release with the statistics journal (SQLite at migration 5, PostgreSQL at
- * 8, with visits still in the journal, a tuple of the same hour and classes, and a link.visited
- * webhook) opens with the current code and takes SQLite migration 6 / PostgreSQL 9 (ADR 24):
+ * A database of the release with the statistics journal (at the migration before "visits
+ * without a journal": SQLite 5, PostgreSQL 8 or later, with visits still in the journal, a
+ * tuple of the same hour and classes, and a link.visited webhook) opens with the current code
+ * and takes that migration (ADR 24):
  * the journal's visits are in the statistics, added to the tuple, the watched ones wait for the
  * webhook with the time their batch recorded, and the journal is gone.
  */
@@ -20,6 +21,8 @@ import { tempDir } from '../helpers/app.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
 
 const CREATED = '2026-11-20T08:00:00.000Z';
+/** How many migrations come before the one that drops the journal (found by name, not number). */
+const before = (migrations: readonly { name: string }[]) => migrations.findIndex((migration) => migration.name === 'visits without a journal');
 const HOUR = 492_000;
 const SEED = [
   `INSERT INTO accounts (code_hash, date_created, max_links, link_count, webhook_count) VALUES ('${'a'.repeat(64)}', '${CREATED}', 20, 2, 1)`,
@@ -53,17 +56,17 @@ async function checkUpgraded(store: Store): Promise<void> {
 }
 
 describe('upgrading to visits without a journal', () => {
-  test('SQLite: a database at migration 5 takes migration 6 and keeps every visit', async () => {
+  test('SQLite: a database with the journal takes "visits without a journal" and keeps every visit', async () => {
     const dir = tempDir('shortlink-journal-upgrade-');
     const path = join(dir.path, 'old.db');
     const old = new DatabaseSync(path);
     old.exec('PRAGMA journal_mode = WAL');
     old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (strftime(\'%Y-%m-%dT%H:%M:%fZ\', \'now\')))');
-    for (const migration of SQLITE_MIGRATIONS.slice(0, 5)) {
+    for (const migration of SQLITE_MIGRATIONS.slice(0, before(SQLITE_MIGRATIONS))) {
       old.exec(migration.sql);
       old.prepare('INSERT INTO schema_migrations (version) VALUES (?)').run(migration.version);
     }
-    old.exec('PRAGMA user_version = 5');
+    old.exec(`PRAGMA user_version = ${before(SQLITE_MIGRATIONS)}`);
     for (const sql of SEED) old.exec(sql);
     old.close();
     const store = await openSqliteStore({ path });
@@ -84,13 +87,13 @@ describe('upgrading to visits without a journal', () => {
   });
 
   const gate = postgresGate();
-  test('PostgreSQL: a database at migration 8 takes migration 9 and keeps every visit', { skip: gate.skip }, async () => {
+  test('PostgreSQL: a database with the journal takes "visits without a journal" and keeps every visit', { skip: gate.skip }, async () => {
     const database = await createPostgresDatabase(gate.value!);
     const sql = postgres(database.url, { max: 1, onnotice: () => {} });
     try {
       await sql.begin(async (tx) => {
         await tx`CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
-        for (const migration of POSTGRES_MIGRATIONS.slice(0, 8)) {
+        for (const migration of POSTGRES_MIGRATIONS.slice(0, before(POSTGRES_MIGRATIONS))) {
           await tx.unsafe(migration.sql);
           await tx`INSERT INTO schema_migrations (version) VALUES (${migration.version})`;
         }
