@@ -20,6 +20,11 @@ const STORE_BACKEND = group(
   String.raw`(^|/)store/(sqlite|postgres|migrations)([-./]|$)`,
   'Use the Store interface (src/store/store.ts); only the composition root picks a backend.',
 );
+// The domain owns its ports (src/<concept>/*-store.ts); the engines implement them and import
+// the domain, never the reverse (STYLE.md habit 16).
+const STORE = group(String.raw`(^|/)store/`, 'The domain owns its ports: import the records and the store interface from your own folder (e.g. links/link-store.ts); engines implement them.');
+const FEATURES = group(String.raw`(^|/)(features/|app\.ts$)`, 'Only the composition root wires features.');
+const EVENT_TRANSPORTS = ['src/events/*-transport.ts', 'src/events/create-live-events.ts'];
 const CONFIG = group(String.raw`(^|/)config\.ts$`, 'Take the values you need as arguments; only the composition root reads Config.');
 const METRICS = group(String.raw`(^|/)metrics/`, 'The domain is not instrumented directly; metrics wrap it from outside (src/metrics/instrumented-store.ts).');
 // Database drivers are backends too, however they are reached.
@@ -83,8 +88,21 @@ export default defineConfig(
   // object's options for a rule replace an earlier one's.
   {
     name: 'shortlink/layering/domain',
-    files: ['src/links/**', 'src/accounts/**', 'src/admin/**'],
-    rules: { 'no-restricted-imports': restrictImports([HTTP, STORE_BACKEND, CONFIG, METRICS], DRIVERS) },
+    files: ['src/links/**', 'src/accounts/**', 'src/admin/**', 'src/stats/**', 'src/webhooks/**', 'src/events/**'],
+    ignores: [...EVENT_TRANSPORTS],
+    rules: { 'no-restricted-imports': restrictImports([HTTP, STORE, CONFIG, METRICS, FEATURES], DRIVERS) },
+  },
+  {
+    // The live events' transports are adapters over Redis and PostgreSQL (ADR 19): they may
+    // use a driver and read Config, but still know nothing of HTTP, the store or the wiring.
+    name: 'shortlink/layering/event-transports',
+    files: [...EVENT_TRANSPORTS],
+    rules: { 'no-restricted-imports': restrictImports([HTTP, STORE, METRICS, FEATURES], []) },
+  },
+  {
+    name: 'shortlink/layering/store',
+    files: ['src/store/**'],
+    rules: { 'no-restricted-imports': restrictImports([HTTP, METRICS, FEATURES], []) },
   },
   {
     name: 'shortlink/layering/http',

@@ -3,11 +3,15 @@
  * are reported together, and the result is frozen so nothing downstream can drift from it.
  */
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { isIP, isIPv4, isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 import { dirname, resolve, sep } from 'node:path';
-import { parseHostEntry } from './links/host-rules.ts';
+import { Refusal, quote, type RateLimitPolicy } from './config-readers.ts';
+import { VARIABLES, type LOG_LEVELS, type Values, type Variable, type VariableName } from './config-variables.ts';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type { RateLimitPolicy } from './config-readers.ts';
+export { TRUST_PROXY_PRIVATE, configurationTable } from './config-variables.ts';
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type SqliteSynchronous = 'normal' | 'full';
 /** The statuses a short URL may answer with; 302 unless REDIRECT_STATUS says otherwise. */
 export type RedirectStatus = 301 | 302 | 307 | 308;
@@ -25,12 +29,6 @@ export type StorageConfig =
        */
       readonly prepare: boolean;
     };
-
-/** At most `limit` events per `windowMs` for one key (client address or account). */
-export interface RateLimitPolicy {
-  readonly limit: number;
-  readonly windowMs: number;
-}
 
 export interface RateLimitPolicies {
   /** Account creation, per client address. */
@@ -160,397 +158,103 @@ export const DEFAULT_RATE_LIMIT_POLICIES: RateLimitPolicies = {
   createWebhook: { limit: 20, windowMs: 3_600_000 },
 };
 
-const RATE_VARIABLES: Readonly<Record<keyof RateLimitPolicies, string>> = {
+const RATE_VARIABLES = {
   newAccount: 'RATE_LIMIT_NEW_ACCOUNT',
   failedAuth: 'RATE_LIMIT_FAILED_AUTH',
   createLink: 'RATE_LIMIT_CREATE_LINK',
   resolve: 'RATE_LIMIT_RESOLVE',
   unknownCode: 'RATE_LIMIT_UNKNOWN_CODE',
   createWebhook: 'RATE_LIMIT_CREATE_WEBHOOK',
-};
+} as const satisfies Record<keyof RateLimitPolicies, VariableName>;
 
-/**
- * What `TRUST_PROXY=true` trusts: proxies on loopback and private networks, as a service
- * behind a same-host, Docker or Kubernetes proxy sees them. A client on such a network can
- * still write its own address; list the proxies exactly when clients reach it from there.
- */
-export const TRUST_PROXY_PRIVATE: readonly string[] = Object.freeze(['loopback', 'linklocal', 'uniquelocal']);
-const PROXY_RANGE_NAMES: readonly string[] = TRUST_PROXY_PRIVATE;
-
-/** True for an address or CIDR proxy-addr accepts (it would throw at start otherwise). */
-function isProxyEntry(entry: string): boolean {
-  if (PROXY_RANGE_NAMES.includes(entry)) return true;
-  const [address = '', bits, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  return parseInteger(bits, 0, family === 4 ? 32 : 128) !== undefined;
-}
-
-const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
-
-function parseRate(raw: string): RateLimitPolicy | undefined {
-  const match = /^(\d+)\s*\/\s*(\d*)\s*([smh])$/i.exec(raw);
-  if (!match) return undefined;
-  const limit = Number(match[1]);
-  const windowMs = Number(match[2] || '1') * UNIT_MS[match[3]!.toLowerCase()]!;
-  return limit >= 1 && windowMs >= 1000 && Number.isSafeInteger(limit) ? { limit, windowMs } : undefined;
-}
-
-const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
-const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_SQLITE_PATH = './data/shortlinks.db';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Quotes a raw value for a problem message, escaping line breaks so the message stays one line. */
-function quote(value: string): string {
-  return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+/** Reads every variable of the table that is set (trimmed, non-empty), collecting every problem. */
+function readVariables(env: Env, problems: string[]): Values {
+  const values: Partial<Record<VariableName, unknown>> = {};
+  for (const [name, spec] of Object.entries(VARIABLES) as [VariableName, Variable<unknown>][]) {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') continue;
+    const value = spec.read(raw, name);
+    if (value instanceof Refusal) problems.push(...value.problems);
+    else values[name] = value;
+  }
+  return values as Values;
 }
 
-function parseInteger(raw: string, min: number, max: number): number | undefined {
-  if (!/^\d+$/.test(raw)) return undefined;
-  const value = Number(raw);
-  return Number.isSafeInteger(value) && value >= min && value <= max ? value : undefined;
-}
-
-/**
- * Milliseconds from `1500ms`, `5s`, `1m` or `0`; undefined if malformed or above `maxMs`. A
- * bare number other than 0 is refused: `5` could mean either unit.
- */
-function parseDuration(raw: string, maxMs: number): number | undefined {
-  const match = /^(\d+)\s*(ms|s|m)?$/i.exec(raw);
-  if (!match || (match[2] === undefined && Number(match[1]) !== 0)) return undefined;
-  const unit = (match[2] ?? 'ms').toLowerCase();
-  const value = Number(match[1]) * (unit === 'ms' ? 1 : UNIT_MS[unit]!);
-  return Number.isSafeInteger(value) && value <= maxMs ? value : undefined;
+/** BLOCKED_HOSTS_FILE's entries, read like BLOCKED_HOSTS after dropping `#` comments. */
+function blockedHostsFile(file: string | undefined, problems: string[]): string[] {
+  if (file === undefined) return [];
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8').replace(/#.*$/gm, '');
+  } catch (error) {
+    problems.push(`BLOCKED_HOSTS_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ${quote(file)}`);
+    return [];
+  }
+  const entries = VARIABLES.BLOCKED_HOSTS.read(content, 'BLOCKED_HOSTS_FILE');
+  if (!(entries instanceof Refusal)) return entries;
+  problems.push(...entries.problems);
+  return [];
 }
 
 /** Parses the environment into a Config, or throws a ConfigError naming every problem. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
-  const text = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === '' ? undefined : value;
-  };
-
-  let port = 8080;
-  const rawPort = text('PORT');
-  if (rawPort !== undefined) {
-    const parsed = parseInteger(rawPort, 0, 65535);
-    if (parsed === undefined) problems.push(`PORT must be an integer from 0 to 65535, got ${quote(rawPort)}`);
-    else port = parsed;
-  }
-
-  const host = text('HOST') ?? '0.0.0.0';
-
-  let baseUrl = `http://localhost:${port}`;
-  const rawBase = text('BASE_URL');
-  if (rawBase !== undefined) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(rawBase);
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.host === '') {
-      problems.push(`BASE_URL must be an absolute http(s) URL, got ${quote(rawBase)}`);
-    } else if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
-      problems.push(`BASE_URL must not carry a query, fragment or credentials, got ${quote(rawBase)}`);
-    } else {
-      baseUrl = rawBase.replace(/\/+$/, '');
-    }
-  }
-
-  const rawDatabase = text('DATABASE_URL') ?? DEFAULT_SQLITE_PATH;
-  let synchronous: SqliteSynchronous = 'normal';
-  const rawSync = text('SQLITE_SYNCHRONOUS');
-  if (rawSync !== undefined) {
-    const lower = rawSync.toLowerCase();
-    if (lower === 'normal' || lower === 'full') synchronous = lower;
-    else problems.push(`SQLITE_SYNCHRONOUS must be "normal" or "full", got ${quote(rawSync)}`);
-  }
-  let poolMax = 10;
-  const rawPoolMax = text('PG_POOL_MAX');
-  if (rawPoolMax !== undefined) {
-    const parsed = parseInteger(rawPoolMax, 1, 1000);
-    if (parsed === undefined) problems.push(`PG_POOL_MAX must be an integer from 1 to 1000, got ${quote(rawPoolMax)}`);
-    else poolMax = parsed;
-  }
-  let prepare = true;
-  const rawPrepare = text('PG_PREPARE');
-  if (rawPrepare !== undefined) {
-    const lower = rawPrepare.toLowerCase();
-    if (lower === 'true' || lower === 'false') prepare = lower === 'true';
-    else problems.push(`PG_PREPARE must be "true" or "false", got ${quote(rawPrepare)}`);
-  }
-  let storage: StorageConfig;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rawDatabase)?.[1]?.toLowerCase();
-  if (scheme === 'postgres' || scheme === 'postgresql') {
-    storage = { kind: 'postgres', url: rawDatabase, poolMax, prepare };
-  } else if (scheme !== undefined && scheme !== 'sqlite') {
-    // A typo (`postgress://`) or another engine (`mysql://`) would otherwise become a new,
-    // empty SQLite file named like the URL. Only the scheme is echoed: the rest may hold a password.
-    problems.push(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, or be a SQLite file path, got a ${quote(`${scheme}://`)} URL`);
-    storage = { kind: 'sqlite', path: DEFAULT_SQLITE_PATH, synchronous };
-  } else {
-    const path = rawDatabase.replace(/^sqlite:(\/\/)?/i, '');
-    if (path === '') problems.push('DATABASE_URL names no SQLite file');
-    storage = { kind: 'sqlite', path, synchronous };
-  }
-
-  const redisPrefix = text('REDIS_PREFIX') ?? 'shortlink:';
-  const redisUrl = text('REDIS_URL');
-  if (redisUrl !== undefined && !/^rediss?:\/\//i.test(redisUrl)) {
-    problems.push(`REDIS_URL must start with redis:// or rediss://, got ${quote(redisUrl)}`);
-  }
-
-  let defaultMaxLinks = 20;
-  const rawMax = text('DEFAULT_MAX_LINKS');
-  if (rawMax !== undefined) {
-    const parsed = parseInteger(rawMax, 0, 1_000_000_000);
-    if (parsed === undefined) problems.push(`DEFAULT_MAX_LINKS must be a non-negative integer, got ${quote(rawMax)}`);
-    else defaultMaxLinks = parsed;
-  }
-
-  let rateLimit = true;
-  const rawRate = text('RATE_LIMIT')?.toLowerCase();
-  if (rawRate !== undefined) {
-    if (rawRate === 'off' || rawRate === 'false' || rawRate === '0') rateLimit = false;
-    else if (rawRate === 'on' || rawRate === 'true' || rawRate === '1') rateLimit = true;
-    else problems.push(`RATE_LIMIT must be "on" or "off", got ${quote(rawRate)}`);
-  }
-
+  const v = readVariables(env, problems);
+  const port = v.PORT ?? 8080;
+  const database = v.DATABASE_URL ?? { kind: 'sqlite', path: DEFAULT_SQLITE_PATH };
+  const storage: StorageConfig = database.kind === 'postgres'
+    ? { kind: 'postgres', url: database.url, poolMax: v.PG_POOL_MAX ?? 10, prepare: v.PG_PREPARE ?? true }
+    : { kind: 'sqlite', path: database.path, synchronous: v.SQLITE_SYNCHRONOUS ?? 'normal' };
   const rateLimitPolicies = { ...DEFAULT_RATE_LIMIT_POLICIES };
-  for (const [key, variable] of Object.entries(RATE_VARIABLES) as [keyof RateLimitPolicies, string][]) {
-    const raw = text(variable);
-    if (raw === undefined) continue;
-    const parsed = parseRate(raw);
-    if (parsed === undefined) problems.push(`${variable} must look like 100/1m (a count per s, m or h), got ${quote(raw)}`);
-    else rateLimitPolicies[key] = parsed;
+  for (const [key, name] of Object.entries(RATE_VARIABLES) as [keyof RateLimitPolicies, VariableName][]) {
+    const policy = v[name];
+    if (policy !== undefined) rateLimitPolicies[key] = policy as RateLimitPolicy;
   }
-  // Nobody by default: a reverse proxy on this host connects over loopback, and exempting
-  // loopback would exempt every client behind it.
-  const rateLimitExempt = (text('RATE_LIMIT_EXEMPT') ?? '').split(',').map((a) => a.trim()).filter(Boolean);
-
-  let rateLimitIpv6Prefix = 64;
-  const rawPrefix = text('RATE_LIMIT_IPV6_PREFIX');
-  if (rawPrefix !== undefined) {
-    const parsed = parseInteger(rawPrefix.replace(/^\//, ''), 1, 128);
-    if (parsed === undefined) problems.push(`RATE_LIMIT_IPV6_PREFIX must be a prefix length from 1 to 128, got ${quote(rawPrefix)}`);
-    else rateLimitIpv6Prefix = parsed;
-  }
-
-  let trustProxy: false | readonly string[] = false;
-  const rawTrust = text('TRUST_PROXY');
-  if (rawTrust !== undefined) {
-    const lower = rawTrust.toLowerCase();
-    if (lower === 'true' || lower === 'on') trustProxy = TRUST_PROXY_PRIVATE;
-    else if (lower === 'false' || lower === 'off') trustProxy = false;
-    // A bare number was once a hop count; Fastify now ignores those, so refuse it rather than
-    // start with X-Forwarded-For silently unused.
-    else if (/^\d+$/.test(lower)) problems.push(`TRUST_PROXY hop counts are not supported; list the proxies' addresses/CIDRs or use true, got ${quote(rawTrust)}`);
-    else {
-      const entries = lower.split(',').map((a) => a.trim()).filter(Boolean);
-      const bad = entries.filter((entry) => !isProxyEntry(entry));
-      if (bad.length === 0 && entries.length > 0) trustProxy = entries;
-      else problems.push(`TRUST_PROXY must be true, false or a list of the proxies' addresses/CIDRs, got ${quote(rawTrust)}`);
-    }
-  }
-
-  const blockedHosts: string[] = [];
-  const addBlocked = (list: string, source: string) => {
-    for (const item of list.split(/[\s,]+/)) {
-      if (item === '') continue;
-      const entry = parseHostEntry(item, { range: true });
-      // An entry that can never match would leave the operator believing a host is blocked.
-      if (typeof entry === 'string') blockedHosts.push(entry);
-      else problems.push(`${source} entry ${quote(item)} ${entry.problem}`);
-    }
-  };
-  const rawBlocked = text('BLOCKED_HOSTS');
-  if (rawBlocked !== undefined) addBlocked(rawBlocked, 'BLOCKED_HOSTS');
-  const blockedFile = text('BLOCKED_HOSTS_FILE');
-  if (blockedFile !== undefined) {
-    try {
-      addBlocked(readFileSync(blockedFile, 'utf8').replace(/#.*$/gm, ''), 'BLOCKED_HOSTS_FILE');
-    } catch (error) {
-      problems.push(`BLOCKED_HOSTS_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ${quote(blockedFile)}`);
-    }
-  }
-
-  const selfHosts: string[] = [];
-  for (const item of (text('SELF_HOSTS') ?? '').split(/[\s,]+/)) {
-    if (item === '') continue;
-    const entry = parseHostEntry(item, { range: false });
-    if (typeof entry === 'string') selfHosts.push(entry);
-    else problems.push(`SELF_HOSTS entry ${quote(item)} ${entry.problem}`);
-  }
-
-  let workers = 1;
-  const rawWorkers = text('WORKERS');
-  if (rawWorkers !== undefined) {
-    const parsed = parseInteger(rawWorkers, 1, 256);
-    if (parsed === undefined) problems.push(`WORKERS must be an integer from 1 to 256, got ${quote(rawWorkers)}`);
-    else workers = parsed;
-  }
-
-  let logLevel: LogLevel = 'info';
-  const rawLevel = text('LOG_LEVEL')?.toLowerCase();
-  if (rawLevel !== undefined) {
-    if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as LogLevel;
-    else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${quote(rawLevel)}`);
-  }
-
-  let redirectStatus: RedirectStatus = 302;
-  const rawRedirect = text('REDIRECT_STATUS');
-  if (rawRedirect !== undefined) {
-    const parsed = REDIRECT_STATUSES.find((status) => String(status) === rawRedirect);
-    if (parsed === undefined) problems.push(`REDIRECT_STATUS must be one of ${REDIRECT_STATUSES.join(', ')}, got ${quote(rawRedirect)}`);
-    else redirectStatus = parsed;
-  }
-
-  // A scraper's token travels in a header on every scrape: printable ASCII, and long enough
-  // that guessing it is hopeless.
-  const metricsToken = text('METRICS_TOKEN');
-  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
-    problems.push('METRICS_TOKEN must be 16 to 256 printable ASCII characters without spaces');
-  }
-
-  let maxConnections = 10_000;
-  const rawConnections = text('MAX_CONNECTIONS');
-  if (rawConnections !== undefined) {
-    const parsed = parseInteger(rawConnections, 1, 1_000_000);
-    if (parsed === undefined) problems.push(`MAX_CONNECTIONS must be an integer from 1 to 1000000, got ${quote(rawConnections)}`);
-    else maxConnections = parsed;
-  }
-
-  let shutdownDelayMs = 0;
-  const rawDelay = text('SHUTDOWN_DELAY');
-  if (rawDelay !== undefined) {
-    const parsed = parseDuration(rawDelay, 600_000);
-    if (parsed === undefined) problems.push(`SHUTDOWN_DELAY must be a duration up to 10 minutes, such as 5s or 5000ms, got ${quote(rawDelay)}`);
-    else shutdownDelayMs = parsed;
-  }
-
-  let storageTimeoutMs = 5000;
-  const rawStorageTimeout = text('STORAGE_TIMEOUT');
-  if (rawStorageTimeout !== undefined) {
-    const parsed = parseDuration(rawStorageTimeout, 600_000);
-    // 0 would fail every call, and under 100 ms a busy moment would: neither can be meant.
-    if (parsed === undefined || parsed < 100) {
-      problems.push(`STORAGE_TIMEOUT must be a duration from 100ms to 10 minutes, such as 5s or 2500ms, got ${quote(rawStorageTimeout)}`);
-    } else storageTimeoutMs = parsed;
-  }
-
-  let registrationOpen = true;
-  const rawRegistration = text('REGISTRATION');
-  if (rawRegistration !== undefined) {
-    const lower = rawRegistration.toLowerCase();
-    if (lower === 'open' || lower === 'closed') registrationOpen = lower === 'open';
-    else problems.push(`REGISTRATION must be "open" or "closed", got ${quote(rawRegistration)}`);
-  }
-
-  // Whoever holds it can disable any account and take any link down: long enough that
-  // guessing is hopeless, and printable so that it survives a header. Never echoed.
-  const adminToken = text('ADMIN_TOKEN');
-  if (adminToken !== undefined && !/^[\x21-\x7e]{32,256}$/.test(adminToken)) {
-    problems.push(`ADMIN_TOKEN must be 32 to 256 printable ASCII characters without spaces (got ${adminToken.length} characters); generate one with: openssl rand -hex 32`);
-  }
-
-  const origins: string[] = [];
-  let anyForPublic = false;
-  for (const entry of (text('CORS_ORIGINS') ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '')) {
-    if (entry === '*') {
-      anyForPublic = true;
-      continue;
-    }
-    const origin = parseOrigin(entry);
-    if (origin === undefined) {
-      problems.push(`CORS_ORIGINS must list origins such as https://app.example.com (scheme and host, no path) or *, got ${quote(entry)}`);
-    } else if (!origins.includes(origin)) origins.push(origin);
-  }
-
-  let stats = true;
-  const rawStats = text('STATS')?.toLowerCase();
-  if (rawStats !== undefined) {
-    if (rawStats === 'off' || rawStats === 'false' || rawStats === '0') stats = false;
-    else if (rawStats === 'on' || rawStats === 'true' || rawStats === '1') stats = true;
-    else problems.push(`STATS must be "on" or "off", got ${quote(rawStats)}`);
-  }
-
-  let statsHourlyDays = 90;
-  const rawHourlyDays = text('STATS_HOURLY_DAYS');
-  if (rawHourlyDays !== undefined) {
-    const parsed = parseInteger(rawHourlyDays, 1, 3650);
-    if (parsed === undefined) problems.push(`STATS_HOURLY_DAYS must be a whole number of days from 1 to 3650, got ${quote(rawHourlyDays)}`);
-    else statsHourlyDays = parsed;
-  }
-
-  // Encrypts the webhook signing secrets at rest; whoever holds it and the database can sign
-  // as this service. Never echoed.
-  const webhookSecretKey = text('WEBHOOK_SECRET_KEY');
-  if (webhookSecretKey !== undefined && !/^[\x21-\x7e]{32,256}$/.test(webhookSecretKey)) {
-    problems.push(`WEBHOOK_SECRET_KEY must be 32 to 256 printable ASCII characters without spaces (got ${webhookSecretKey.length} characters); generate one with: openssl rand -hex 32`);
-  }
-  let webhookAllowPrivate = false;
-  const rawAllowPrivate = text('WEBHOOK_ALLOW_PRIVATE')?.toLowerCase();
-  if (rawAllowPrivate !== undefined) {
-    if (rawAllowPrivate === 'true' || rawAllowPrivate === '1') webhookAllowPrivate = true;
-    else if (rawAllowPrivate === 'false' || rawAllowPrivate === '0') webhookAllowPrivate = false;
-    else problems.push(`WEBHOOK_ALLOW_PRIVATE must be "true" or "false", got ${quote(rawAllowPrivate)}`);
-  }
-
+  const blockedHosts = [...(v.BLOCKED_HOSTS ?? []), ...blockedHostsFile(v.BLOCKED_HOSTS_FILE, problems)];
+  const corsEntries = v.CORS_ORIGINS ?? [];
+  const trustProxy = v.TRUST_PROXY ?? false;
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port,
-    host,
-    baseUrl,
-    baseUrlSet: rawBase !== undefined,
+    host: v.HOST ?? '0.0.0.0',
+    baseUrl: v.BASE_URL ?? `http://localhost:${port}`,
+    baseUrlSet: v.BASE_URL !== undefined,
     storage: Object.freeze(storage),
-    redisUrl,
-    redisPrefix,
-    defaultMaxLinks,
-    rateLimit,
+    redisUrl: v.REDIS_URL,
+    redisPrefix: v.REDIS_PREFIX ?? 'shortlink:',
+    defaultMaxLinks: v.DEFAULT_MAX_LINKS ?? 20,
+    rateLimit: v.RATE_LIMIT ?? true,
     rateLimitPolicies: Object.freeze(rateLimitPolicies),
-    rateLimitExempt: Object.freeze(rateLimitExempt),
-    rateLimitIpv6Prefix,
+    // Nobody by default: a reverse proxy on this host connects over loopback, and exempting
+    // loopback would exempt every client behind it.
+    rateLimitExempt: Object.freeze(v.RATE_LIMIT_EXEMPT ?? []),
+    rateLimitIpv6Prefix: v.RATE_LIMIT_IPV6_PREFIX ?? 64,
     trustProxy: trustProxy === false ? false : Object.freeze([...trustProxy]),
     blockedHosts: Object.freeze(blockedHosts),
-    selfHosts: Object.freeze(selfHosts),
-    workers,
-    logLevel,
-    redirectStatus,
-    metricsToken,
+    selfHosts: Object.freeze(v.SELF_HOSTS ?? []),
+    workers: v.WORKERS ?? 1,
+    logLevel: v.LOG_LEVEL ?? 'info',
+    redirectStatus: Number(v.REDIRECT_STATUS ?? 302) as RedirectStatus,
+    metricsToken: v.METRICS_TOKEN,
     shutdownTimeoutMs: 9000,
-    maxConnections,
-    shutdownDelayMs,
-    storageTimeoutMs,
-    cors: Object.freeze({ origins: Object.freeze(origins), anyForPublic }),
-    stats,
-    statsHourlyDays,
-    registrationOpen,
-    adminToken,
-    webhookSecretKey,
-    webhookAllowPrivate,
+    maxConnections: v.MAX_CONNECTIONS ?? 10_000,
+    shutdownDelayMs: v.SHUTDOWN_DELAY ?? 0,
+    storageTimeoutMs: v.STORAGE_TIMEOUT ?? 5000,
+    cors: Object.freeze({
+      origins: Object.freeze([...new Set(corsEntries.filter((entry) => entry !== '*'))]),
+      anyForPublic: corsEntries.includes('*'),
+    }),
+    stats: v.STATS ?? true,
+    statsHourlyDays: v.STATS_HOURLY_DAYS ?? 90,
+    registrationOpen: (v.REGISTRATION ?? 'open') === 'open',
+    adminToken: v.ADMIN_TOKEN,
+    webhookSecretKey: v.WEBHOOK_SECRET_KEY,
+    webhookAllowPrivate: v.WEBHOOK_ALLOW_PRIVATE ?? false,
   });
-}
-
-/**
- * An origin as a browser sends it in `Origin`: scheme, host and port only. http(s) origins are
- * normalised by the WHATWG parser (default port dropped, host lower-cased); other schemes (a
- * browser extension's `chrome-extension://<id>`, `moz-extension://<uuid>`) are kept as written,
- * in lower case.
- */
-function parseOrigin(raw: string): string | undefined {
-  const entry = raw.replace(/\/$/, '');
-  // Letters, digits, dots, hyphens; brackets and colons for an IPv6 address and a port. No
-  // wildcard: a pattern of origins is no origin, and a `*` alone means something else.
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[a-z0-9.\-[\]:]+$/i.test(entry)) return undefined;
-  const scheme = entry.slice(0, entry.indexOf(':')).toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') return entry.toLowerCase();
-  const url = URL.parse(entry);
-  return url === null || url.origin === 'null' ? undefined : url.origin;
 }
 
 // Kernel views, not storage: SQLite there fails in odd ways (or, under /proc, retries forever).

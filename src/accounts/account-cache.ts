@@ -1,4 +1,4 @@
-import type { AccountRecord } from '../store/store.ts';
+import type { AccountRecord } from './account-store.ts';
 
 /**
  * Remembers accounts found by access-code digest for a short time, so a client making many

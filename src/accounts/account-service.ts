@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '../errors.ts';
 import type { AccountEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
-import type { AccountRecord, Store } from '../store/store.ts';
+import type { AccountRecord, AccountStore } from './account-store.ts';
 import { createAccountCache } from './account-cache.ts';
 import { hashAccessCode, isWellFormedAccessCode, newAccessCode } from './access-code.ts';
 
@@ -33,7 +33,7 @@ export interface AccountService {
 }
 
 export interface AccountServiceDeps {
-  readonly store: Store;
+  readonly store: AccountStore;
   readonly clock: () => Date;
   readonly defaultMaxLinks: number;
   /** False when REGISTRATION=closed. Default true. */

@@ -6,10 +6,10 @@
  */
 import { domainToUnicode } from 'node:url';
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
-import type { AdminAccount, Administration, FoundLink } from '../store/admin.ts';
+import type { AdminAccount, Administration, FoundLink } from './administration.ts';
 import type { LinkEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
-import type { LinkDetailsRecord } from '../store/store.ts';
+import type { LinkDetailsRecord } from '../links/link-store.ts';
 
 /** One page of a list; `next` is the cursor of the following page, undefined on the last. */
 export interface Page<T> {

@@ -4,7 +4,7 @@
  * the composition root turns them into ServiceEvents with the wire shapes
  * (src/http/event-payloads.ts) and publishes them live (ADR 19).
  */
-import type { LinkDetailsRecord } from '../store/store.ts';
+import type { LinkDetailsRecord } from '../links/link-store.ts';
 
 export interface LinkEventSink {
   /** Whether anyone listens to the account's events (a delete reads the link's last state only then). */

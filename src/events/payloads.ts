@@ -5,7 +5,8 @@
  * http/presenters.ts's LinkDetails, which a unit test holds them to).
  */
 import { randomBytes } from 'node:crypto';
-import type { LinkDetailsRecord, NewLink } from '../store/store.ts';
+import type { LinkDetailsRecord, NewLink } from '../links/link-store.ts';
+import type { LinkDetails } from '../links/link-details-schema.ts';
 import type { EventType, VisitEventItem } from './events.ts';
 
 /** A new event's identity: its `webhook-id` on every delivery attempt (Standard Webhooks' `msg_` form). */
@@ -13,18 +14,8 @@ export function newEventId(): string {
   return `msg_${randomBytes(16).toString('hex')}`;
 }
 
-/** A link's LinkDetails, keys in the contract's order: the one builder events and HTTP answers share. */
-export interface LinkDetailsData {
-  ShortCode: string;
-  PointsTo: string;
-  CreatedBy: number;
-  Accesses: number;
-  DateCreated: string;
-  Title: string | null;
-  Tags: string[];
-  ExpiresAt: string | null;
-  MaxVisits: number | null;
-}
+/** A link's LinkDetails: the wire schema's own type (src/links/link-details-schema.ts). */
+export type LinkDetailsData = LinkDetails;
 
 /** `data` of link.created, link.updated and link.deleted: the link's LinkDetails. */
 export function linkDetailsData(link: LinkDetailsRecord): LinkDetailsData {

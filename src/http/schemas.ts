@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { LOOKUP_MIN, SHORTCODE_MAX, SHORTCODE_MIN, SHORTCODE_PATTERN } from '../links/shortcode.ts';
 import { URL_MAX } from '../links/target-url.ts';
+import { LinkDetailsSchema } from '../links/link-details-schema.ts';
 import { LIST_LIMIT_MAX, MAX_VISITS_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX } from '../links/link-details.ts';
 
 /**
@@ -23,27 +24,8 @@ export const LinkSchema = Type.Object(
 /** A link on the wire (`GET /v1/get/{shortcode}`, `GET /v1/links`): the server's, the client's and the tests' type. */
 export type Link = Static<typeof LinkSchema>;
 
-export const LinkDetailsSchema = Type.Object(
-  {
-    ShortCode: Type.String({ description: 'The shortcode, without the base URL' }),
-    PointsTo: Type.String({ description: 'The target URL, exactly as given' }),
-    CreatedBy: Type.Integer({ description: 'Uid of the account that created the link' }),
-    Accesses: Type.Integer({ description: 'Resolutions counted so far' }),
-    DateCreated: Type.String({ description: 'Creation time, e.g. 2026-11-22T04:12:49.123Z' }),
-    Title: Type.Union([Type.String(), Type.Null()], { description: 'The title, or null' }),
-    Tags: Type.Array(Type.String(), { description: 'Tags, lower case; [] when none' }),
-    ExpiresAt: Type.Union([Type.String(), Type.Null()], {
-      description: 'When the link stops resolving (UTC, toISOString form), or null',
-    }),
-    MaxVisits: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'How many resolutions the link allows in all, or null for no limit',
-    }),
-  },
-  { $id: 'LinkDetails', description: 'A short link with the details its owner sees' },
-);
-
-/** A link as its owner sees it (`GET /v1/links`, `PATCH /v1/link`) or an administrator (`GET /v1/admin/links`). */
-export type LinkDetails = Static<typeof LinkDetailsSchema>;
+/** LinkDetails lives beside the link rules, so events and webhooks share it without HTTP. */
+export { LinkDetailsSchema, type LinkDetails } from '../links/link-details-schema.ts';
 
 export const AccountSchema = Type.Object(
   {

@@ -7,11 +7,12 @@
  * account's flag; resolving is not the owner's call and goes straight through.
  */
 import { accountDisabled } from '../accounts/account-service.ts';
-import type { AccountRecord, Store } from '../store/store.ts';
+import type { AccountRecord } from '../accounts/account-store.ts';
+import type { LinkStore } from './link-store.ts';
 import type { LinkService } from './link-service.ts';
 
 /** The store as a disabled account's link calls see it: every owner operation is refused. */
-export function refusingStore(store: Store): Store {
+export function refusingStore(store: LinkStore): LinkStore {
   return {
     ...store,
     async createLink() {

@@ -2,9 +2,11 @@
  * Host comparisons for targets: blocked hosts and the service's own addresses. Hosts are
  * compared in the form the WHATWG URL parser gives them (lower case, punycode, IPv4 in dotted
  * decimal whatever its spelling: `0x7f.1`, `2130706433`, `0`), and IPv4-mapped IPv6 addresses
- * (`[::ffff:127.0.0.1]`) as the IPv4 address they reach.
+ * (`[::ffff:127.0.0.1]`) as the IPv4 address they reach; an IPv6 address that carries IPv4
+ * addresses (NAT64, SIIT, 6to4, Teredo: ip-addresses.ts) matches a list by them too.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { embeddedIpv4s } from './ip-addresses.ts';
 
 /** How an entry of BLOCKED_HOSTS or SELF_HOSTS is read; `range` allows CIDR notation. */
 export interface HostEntryOptions {
@@ -86,7 +88,9 @@ export function createHostList(entries: readonly string[]): HostList {
     matches(hostname) {
       const host = canonicalHost(hostname);
       const family = familyOf(host);
-      // BlockList compares an IPv4-mapped IPv6 address with IPv4 rules too.
+      // BlockList compares an IPv4-mapped IPv6 address with IPv4 rules too; the other forms
+      // that lead to an IPv4 address (`[64:ff9b::7f00:1]`, `[2002:7f00:1::]`) are checked by it.
+      if (family === 'ipv6') return addresses.check(host, family) || embeddedIpv4s(host).some((v4) => addresses.check(v4, 'ipv4'));
       if (family !== undefined) return addresses.check(host, family);
       return names.some((name) => host === name || (host.length > name.length && host.endsWith(name) && host[host.length - name.length - 1] === '.'));
     },

@@ -1,7 +1,8 @@
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
 import type {
-  AccountRecord, LinkChanges, LinkDetailsRecord, LinkRecord, LinkRefusal, ResolvedLink, Store,
-} from '../store/store.ts';
+  LinkChanges, LinkDetailsRecord, LinkRecord, LinkRefusal, LinkStore, ResolvedLink,
+} from './link-store.ts';
+import type { AccountRecord } from '../accounts/account-store.ts';
 import {
   decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseQuery, parseTags, parseTitle,
 } from './link-details.ts';
@@ -66,7 +67,7 @@ export interface LinkService {
 }
 
 export interface LinkServiceDeps {
-  readonly store: Store;
+  readonly store: LinkStore;
   readonly clock: () => Date;
   /** The service's own public origin; links pointing at it are refused. */
   readonly ownOrigin: string;

@@ -5,7 +5,7 @@
  * processes' leftovers), and hourly detail older than STATS_HOURLY_DAYS is folded into days
  * once an hour. Readers sum the tuples too, so nothing waits for a fold to be visible.
  */
-import type { Store } from '../store/store.ts';
+import type { StatsStore } from './stats-store.ts';
 import { HOUR_MS, hourOf } from './visit.ts';
 
 export interface StatsFolding {
@@ -21,7 +21,7 @@ export interface StatsFolding {
 }
 
 export interface FoldingOptions {
-  readonly store: Store;
+  readonly store: Pick<StatsStore, 'foldStats'>;
   readonly clock: () => Date;
   readonly hourlyDays: number;
   /** Where a failed fold is reported (storage trouble: it is tried again later). */

@@ -4,7 +4,9 @@
  * most 50 values per dimension, the rest summed as `(other)`.
  */
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
-import type { AccountRecord, StatsRows, Store } from '../store/store.ts';
+import type { AccountRecord } from '../accounts/account-store.ts';
+import type { LinkStore } from '../links/link-store.ts';
+import type { StatsRows, StatsStore } from './stats-store.ts';
 import { couldBeShortcode } from '../links/shortcode.ts';
 import { parseTimestamp } from './timestamp.ts';
 import { Dimension, HOUR_MS, OTHER } from './visit.ts';
@@ -61,7 +63,7 @@ const DEFAULT_DAYS = 30;
 /** More series entries than this is a mistake (10,000 hours is 13 months). */
 export const MAX_SERIES = 10_000;
 
-export function createStatsService({ store, clock }: { store: Store; clock: () => Date }): StatsService {
+export function createStatsService({ store, clock }: { store: StatsStore & Pick<LinkStore, 'findLink'>; clock: () => Date }): StatsService {
   return {
     async get(account, parameters) {
       // 1. Parameters (400), before the link is looked up (404) or its owner checked (403).

@@ -15,7 +15,9 @@
 import { channel } from 'node:diagnostics_channel';
 import type { Visit } from '../stats/visit.ts';
 import { createBatcher } from './batcher.ts';
-import type { LinkRefusal } from './store.ts';
+import type { BatchCall, BatchListener, CountOutcome, LinkRefusal } from '../links/link-store.ts';
+
+export type { BatchCall, BatchListener, CountOutcome } from '../links/link-store.ts';
 
 /** What `GROUP_COMMIT_CHANNEL` publishes after each batch (read by src/metrics/). */
 export interface BatchEvent {
@@ -39,11 +41,6 @@ export interface CountedLink<T> {
   /** Why the accesses not granted were refused. */
   readonly refused?: LinkRefusal;
 }
-
-/** One caller's outcome: its own count, or (nothing counted) the refusal and the count as it stands. */
-export type CountOutcome<T> =
-  | { readonly row: T; readonly accesses: number; readonly refused?: undefined }
-  | { readonly row: T; readonly accesses: number; readonly refused: LinkRefusal };
 
 /** Visits of one link with the same hour and classes, counted in one batch. */
 export interface VisitTally {
@@ -103,19 +100,6 @@ export interface GroupCommit<T> {
    */
   watch(listener: BatchListener<T>): () => void;
 }
-
-/** One counted resolution as a batch saw it: its shortcode, time (ISO) and visit, if any. */
-export interface BatchCall {
-  readonly code: string;
-  readonly now: string;
-  readonly visit: Visit | undefined;
-}
-
-/**
- * A committed batch: its calls in arrival order and each one's outcome (undefined: no such
- * link; `refused`: not counted). Must not throw or hold the batch up.
- */
-export type BatchListener<T> = (calls: readonly BatchCall[], outcomes: readonly (CountOutcome<T> | undefined)[]) => void;
 
 /**
  * `timeoutMs`: the storage deadline. A resolution answered 503 by it before its batch was

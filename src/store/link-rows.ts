@@ -5,7 +5,7 @@
  * current time in the same form, in SQL and here alike.
  */
 import { LINK_COLUMNS } from './columns.ts';
-import type { LinkDetailsRecord, LinkRecord, LinkRefusal, ResolvedLink } from './store.ts';
+import type { LinkDetailsRecord, LinkRecord, LinkRefusal, NewLink, ResolvedLink } from './store.ts';
 
 /** A `LinkDetailsRow`: the link columns and its details as stored. */
 export const LINK_DETAILS_COLUMNS =
@@ -31,6 +31,34 @@ export interface LinkStateRow extends LinkRecord {
 /** Tags as stored: lower case, comma-joined, '' for none. */
 export function joinTags(tags: readonly string[] | undefined): string {
   return tags === undefined ? '' : tags.join(',');
+}
+
+/** A new link's stored columns, by column name. */
+export type NewLinkRow = Readonly<Record<(typeof NEW_LINK_COLUMNS)[number], string | number | null>>;
+
+/**
+ * Every column a new link is inserted with, in one place for both engines: SQLite's insert
+ * statement lists these columns, and PostgreSQL's `shortlink_insert_links` (migration 9) reads
+ * each row as a record of the `links` table, so a new column is added here and in the table,
+ * never to a function's argument list.
+ */
+export const NEW_LINK_COLUMNS = [
+  'short_code', 'points_to', 'created_by', 'accesses', 'date_created', 'title', 'tags', 'expires_at', 'max_visits',
+] as const;
+
+/** A new link as the row it is inserted as (see NEW_LINK_COLUMNS). */
+export function newLinkRow(link: NewLink): NewLinkRow {
+  return {
+    short_code: link.shortCode,
+    points_to: link.pointsTo,
+    created_by: link.createdBy,
+    accesses: 0,
+    date_created: link.dateCreated,
+    title: link.title ?? null,
+    tags: joinTags(link.tags),
+    expires_at: link.expiresAt ?? null,
+    max_visits: link.maxVisits ?? null,
+  };
 }
 
 export function detailsOf(row: LinkDetailsRow): LinkDetailsRecord {

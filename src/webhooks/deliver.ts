@@ -8,7 +8,7 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupAddress } from 'node:dns';
-import { checkedAddresses, RefusedTarget, resolveAll, type ResolveAll } from './target-address.ts';
+import { checkedAddresses, NOT_PUBLIC, RefusedTarget, refusalDetail, resolveAll, type ResolveAll } from './target-address.ts';
 
 export interface DeliveryRequest {
   readonly url: string;
@@ -19,8 +19,13 @@ export interface DeliveryRequest {
 export interface DeliveryOutcome {
   /** The receiver's status, or null when it did not answer. */
   readonly status: number | null;
-  /** Why the attempt failed (null for a 2xx). */
+  /** Why the attempt failed (null for a 2xx), as the account reads it in its deliveries. */
   readonly error: string | null;
+  /**
+   * For the operator's log only: what the name resolved to when the target was refused, or
+   * the resolver's error (NOT_PUBLIC stands for both in `error`).
+   */
+  readonly detail?: string;
 }
 
 export interface DeliverOptions {
@@ -55,7 +60,9 @@ export const deliver: Deliver = async ({ url, headers, body }, { timeoutMs, allo
   } catch (error) {
     if (timeout.aborted) return { status: null, error: `DNS: no answer within ${timeoutMs / 1000} s` };
     if (signal?.aborted === true) return { status: null, error: 'stopped: the service shut down' };
-    return { status: null, error: error instanceof RefusedTarget ? `refused: ${error.message}` : `DNS: ${(error as Error).message}` };
+    // Refused or not resolvable read the same to the account (target-address.ts: NOT_PUBLIC).
+    if (error instanceof RefusedTarget || !allowPrivate) return { status: null, error: `refused: ${NOT_PUBLIC}`, detail: refusalDetail(error) };
+    return { status: null, error: `DNS: ${(error as Error).message}` };
   }
   const first = addresses[0]!;
   const options: RequestOptions = {

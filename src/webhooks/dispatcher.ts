@@ -3,12 +3,14 @@
  * lease, delivers them off the request path, and settles each (delivered, retried later, or
  * failed). Every process runs one; the store's claim makes sure an event is delivered by one
  * of them at a time, and a process killed mid-delivery leaves its events to the others once
- * their lease has passed. Concurrency is bounded in total and per webhook, so a receiver
- * that hangs costs connection slots and nothing else. Once a second, the visits waiting for
+ * their lease has passed. Concurrency is bounded in total, per account and per webhook, and
+ * the claim serves the accounts with the fewest attempts in flight first, so a receiver that
+ * hangs costs its own account's slots: another account's event takes the next free slot,
+ * however long the hanging account's backlog. Once a second, the visits waiting for
  * each link.visited webhook become one event (collectVisits).
  */
 import { randomBytes } from 'node:crypto';
-import { deliveryData, type OutboxEvent, type Settlement, type WebhookStore } from '../store/webhooks.ts';
+import { deliveryData, type OutboxEvent, type Settlement, type WebhookStore } from './webhook-store.ts';
 import { nextAttemptAt } from './backoff.ts';
 import { deliver as httpDeliver, type Deliver } from './deliver.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -27,6 +29,11 @@ export interface DispatcherOptions {
   readonly secrets: SecretBox;
   readonly allowPrivate: boolean;
   readonly onError?: (error: unknown, what: string) => void;
+  /**
+   * A target refused after DNS at delivery: its detail (what the host resolved to, or the
+   * resolver's error) is for the operator's log; the account's deliveries show one fixed reason.
+   */
+  readonly onRefused?: (refusal: { readonly webhookId: string; readonly host: string; readonly reason: string }) => void;
   readonly observer?: DispatcherObserver;
   readonly clock?: () => number;
   /** How often due events are looked for when there was nothing to do (ms). */
@@ -36,6 +43,8 @@ export interface DispatcherOptions {
   /** One attempt's bound (ms), 10 s by the contract. */
   readonly timeoutMs?: number;
   readonly maxConcurrent?: number;
+  /** Attempts of one account at a time (below maxConcurrent, so hanging receivers of one account never hold every slot). */
+  readonly perAccount?: number;
   readonly perWebhook?: number;
   /** How often waiting visits become link.visited events (ms): at most one per webhook each time. */
   readonly collectEveryMs?: number;
@@ -59,6 +68,7 @@ export const DISPATCH_DEFAULTS = {
   leaseMs: 30_000,
   timeoutMs: 10_000,
   maxConcurrent: 32,
+  perAccount: 4,
   perWebhook: 2,
   collectEveryMs: 1000,
   maxVisitsPerEvent: 10_000,
@@ -67,13 +77,13 @@ export const DISPATCH_DEFAULTS = {
 
 export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const {
-    store, secrets, allowPrivate, onError = () => {}, observer, clock = Date.now, deliver = httpDeliver, resolve,
+    store, secrets, allowPrivate, onError = () => {}, onRefused = () => {}, observer, clock = Date.now, deliver = httpDeliver, resolve,
   } = options;
   const settings = { ...DISPATCH_DEFAULTS, ...definedOf(options) };
   // A name per process start: the leases this process holds.
   const owner = `d_${randomBytes(8).toString('hex')}`;
   const stopping = new AbortController();
-  const inFlight = new Map<number, { webhookId: string; done: Promise<void> }>();
+  const inFlight = new Map<number, { webhookId: string; accountUid: number; done: Promise<void> }>();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
@@ -109,7 +119,10 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       if (free <= 0 || stopping.signal.aborted) return;
       let events: OutboxEvent[];
       try {
-        events = await store.claim({ now, leaseMs: settings.leaseMs, owner, limit: free, busyWebhooks: busyWebhooks() });
+        events = await store.claim({
+          now, leaseMs: settings.leaseMs, owner, limit: free, busyWebhooks: busyWebhooks(),
+          perAccount: settings.perAccount, accountsInFlight: accountsInFlight(),
+        });
       } catch (error) {
         onError(error, 'claiming events');
         return;
@@ -137,6 +150,12 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     return [...counts].filter(([, n]) => n >= settings.perWebhook).map(([id]) => id);
   }
 
+  function accountsInFlight(): Map<number, number> {
+    const counts = new Map<number, number>();
+    for (const { accountUid } of inFlight.values()) counts.set(accountUid, (counts.get(accountUid) ?? 0) + 1);
+    return counts;
+  }
+
   function start(event: OutboxEvent): void {
     if (stopping.signal.aborted) {
       void store.settle(event, owner, { outcome: 'released' }).catch((error: unknown) => onError(error, 'releasing an event'));
@@ -147,7 +166,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       // A slot is free: the next event (of this webhook, perhaps) need not wait for the poll.
       if (!stopping.signal.aborted) schedule(0);
     });
-    inFlight.set(event.seq, { webhookId: event.webhookId, done });
+    inFlight.set(event.seq, { webhookId: event.webhookId, accountUid: event.accountUid, done });
   }
 
   async function attempt(event: OutboxEvent): Promise<void> {
@@ -172,6 +191,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       await store.settle(event, owner, { outcome: 'released' });
       return;
     }
+    if (outcome.detail !== undefined) onRefused({ webhookId: event.webhookId, host: URL.parse(event.url)?.hostname ?? '', reason: outcome.detail });
     const seconds = (clock() - started) / 1000;
     observer?.attempted(event.type, outcome.error === null, seconds);
     const settlement = settle(event, clock(), outcome);

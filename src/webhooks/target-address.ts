@@ -1,55 +1,40 @@
 /**
  * Where a webhook may be delivered (CONTRACT §7.5): never to loopback, private, shared (CGNAT),
  * link-local (cloud metadata lives there), multicast, unspecified or reserved addresses, in
- * IPv4 or IPv6 (IPv4-mapped and NAT64 forms judged by their IPv4 address). Checked at creation
+ * IPv4 or IPv6 (every IPv6 form that carries an IPv4 address, NAT64, SIIT, 6to4, Teredo,
+ * judged by that address: links/ip-addresses.ts). Checked at creation
  * (a literal address, or every address the name resolves to) and again at each delivery
  * after DNS, where the connection goes to the address that was checked: a name that changes
  * its answer between the two (DNS rebinding) gains nothing. WEBHOOK_ALLOW_PRIVATE=true lifts
  * the rule (tests, closed networks).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isPublicAddress } from '../links/ip-addresses.ts';
 
-const refused = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) refused.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-  // IPv4-compatible (deprecated) addresses.
-  ['::', 96],
-] as const) refused.addSubnet(network, prefix, 'ipv6');
-
-/** The IPv4 address an IPv6 address carries (v4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const normalised = new URL(`http://[${address}]`).hostname.slice(1, -1);
-  const match = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(normalised);
-  if (match === null) return undefined;
-  const high = Number.parseInt(match[1]!, 16);
-  const low = Number.parseInt(match[2]!, 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-}
-
-/** True when a webhook may be delivered to this literal address. */
-export function isPublicAddress(address: string): boolean {
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  const family = isIP(bare);
-  if (family === 4) return !refused.check(bare, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIpv4(bare);
-    if (v4 !== undefined) return !refused.check(v4, 'ipv4');
-    return !refused.check(bare, 'ipv6');
-  }
-  return false;
-}
+export { isPublicAddress };
 
 /** Resolves a name to every address, as the connection would (dns.lookup: hosts file, then DNS). */
 export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;
 
 export const resolveAll: ResolveAll = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+
+/**
+ * The one reason an account reads when its target is refused after DNS, whatever the cause: a
+ * loopback, private or link-local answer, a literal address of that kind, or no answer at
+ * all. Telling them apart (`… resolves to 10.0.0.5`, "cannot be resolved") would let an
+ * account probe the service's internal names; the detail goes to the log instead.
+ */
+export const NOT_PUBLIC = 'the url does not resolve to a public address';
+
+/** A refusal's detail for the log (a RefusedTarget's message or the resolver's error), never shown to the account. */
+export function refusalDetail(error: unknown): string {
+  if (error instanceof RefusedTarget) return error.message;
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}
 
 export class RefusedTarget extends Error {
   constructor(message: string) {

@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { assertActive } from '../accounts/account-service.ts';
 import { EVENT_TYPES, type EventType } from '../events/events.ts';
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
-import type { AccountRecord } from '../store/store.ts';
-import { MAX_WEBHOOKS, type DeliveryRecord, type WebhookRecord, type WebhookStore } from '../store/webhooks.ts';
+import type { AccountRecord } from '../accounts/account-store.ts';
+import { MAX_WEBHOOKS, type DeliveryRecord, type WebhookRecord, type WebhookStore } from './webhook-store.ts';
 import { newSecret, type SecretBox } from './secret-box.ts';
-import { checkedAddresses, RefusedTarget, resolveAll, type ResolveAll } from './target-address.ts';
+import { checkedAddresses, NOT_PUBLIC, refusalDetail, resolveAll, type ResolveAll } from './target-address.ts';
 
 export const WEBHOOK_URL_MAX = 2000;
 
@@ -33,6 +33,8 @@ export interface WebhookServiceDeps {
   readonly allowPrivate: boolean;
   /** How names are resolved for the address check (tests give their own). */
   readonly resolve?: ResolveAll;
+  /** Where a refused target's detail goes (the host and what it resolved to; never the path or query). */
+  readonly log?: (detail: Record<string, unknown>, message: string) => void;
 }
 
 const ID_PATTERN = /^wh_[0-9a-f]{24}$/;
@@ -78,7 +80,7 @@ function requireId(id: string | undefined): string {
   return id;
 }
 
-export function createWebhookService({ store, secrets, clock, allowPrivate, resolve = resolveAll }: WebhookServiceDeps): WebhookService {
+export function createWebhookService({ store, secrets, clock, allowPrivate, resolve = resolveAll, log = () => {} }: WebhookServiceDeps): WebhookService {
   return {
     async create(account, input) {
       const url = parseWebhookUrl(input.url);
@@ -86,8 +88,9 @@ export function createWebhookService({ store, secrets, clock, allowPrivate, reso
       try {
         await checkedAddresses(url.hostname, allowPrivate, resolve);
       } catch (error) {
-        if (error instanceof RefusedTarget) throw invalid(`url must not point at a loopback, private or link-local address (${error.message})`);
-        throw invalid(`the host of url cannot be resolved (${url.hostname})`);
+        // One reason for every refusal after DNS: the answer (or its absence) is not the account's to see.
+        log({ account: account.uid, host: url.hostname, reason: refusalDetail(error) }, 'webhooks: a target was refused');
+        throw invalid(NOT_PUBLIC);
       }
       assertActive(account);
       const secret = newSecret();

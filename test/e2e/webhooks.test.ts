@@ -122,6 +122,48 @@ test('SIGTERM during a hanging delivery exits 0 within the deadline; the event g
   await server.stop();
 });
 
+test('receivers that never answer cost their own accounts: another account\'s event is delivered at once, not behind their backlog', { timeout: 90_000 }, async (t) => {
+  // The issue's setting: 4 accounts × 5 webhooks to a receiver that never answers (each
+  // attempt ends at the 10 s timeout), 120 events queued, then one event of another account.
+  const database = tempDatabase();
+  const hanging = await startReceiver();
+  const healthy = await startReceiver();
+  t.after(async () => {
+    await hanging.close();
+    await healthy.close();
+    await cleanup();
+    database.remove();
+  });
+  hanging.otherwise('hang');
+  const server = await startServer({ databasePath: database.path, env: { ...ENV, RATE_LIMIT: 'off' } });
+  const accounts: { authorization: string }[] = [];
+  for (let n = 0; n < 4; n++) {
+    const account = (await (await call(server, '/v1/new_account')).json()) as { AccessCode: string };
+    const auth = { authorization: `Bearer ${account.AccessCode}` };
+    for (let i = 0; i < 5; i++) {
+      const query = new URLSearchParams({ url: `${hanging.url}/${n}/${i}`, events: 'link.created' });
+      assert.equal((await call(server, `/v1/webhooks?${query}`, { method: 'POST', headers: auth })).status, 200);
+    }
+    accounts.push(auth);
+  }
+  const { auth } = await setUp(server, healthy);
+  for (let i = 0; i < 6; i++) {
+    for (const [n, hangingAuth] of accounts.entries()) {
+      assert.equal((await call(server, `/v1/link?url=https://example.org/${n}/${i}`, { headers: hangingAuth })).status, 200);
+    }
+  }
+  // The hanging receivers hold their slots (16 at least, 4 accounts × 4) before the other event is made.
+  await hanging.until((got) => got.length >= 16, 30_000);
+  assert.equal((await call(server, '/v1/link?url=https://example.org/other&short=fairone', { headers: auth })).status, 200);
+  await healthy.until((got) => got.length === 1, 30_000);
+  const reached = hanging.received.length;
+  // Before: all 32 slots held by the hanging webhooks, and the other event behind every one of
+  // the 120 (about 40 s). Now each account holds at most 4 slots, and the others are free.
+  assert.ok(reached < 60, `the other account's event arrived while most of the 120 waited (${reached} attempted)`);
+  assert.equal((JSON.parse(healthy.received[0]!.body) as Event).data.ShortCode, 'fairone');
+  await server.stop();
+});
+
 test('WORKERS=2 on one SQLite file: the workers\' dispatchers share the outbox, each event delivered', { timeout: 60_000 }, async (t) => {
   const database = tempDatabase();
   const receiver = await startReceiver();

@@ -13,6 +13,9 @@ import { newAccount, type TestAppExtras } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { openEventStream } from '../helpers/event-stream.ts';
 import { appFor, assertError, createLinkOk, listen } from './support.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+import { DISPATCH_DEFAULTS } from '../../src/webhooks/dispatcher.ts';
+import type { Deliver } from '../../src/webhooks/deliver.ts';
 
 const KEY = 'k'.repeat(40);
 const ADMIN_TOKEN = 'a'.repeat(40);
@@ -20,9 +23,9 @@ const ALL = 'link.created,link.updated,link.deleted,link.visited,account.rotated
 
 interface Event { type: string; timestamp: string; data: Record<string, unknown> }
 
-async function hookApp(t: TestContext, overrides: Partial<Config> = {}, webhooks: TestAppExtras['webhooks'] = {}) {
+async function hookApp(t: TestContext, overrides: Partial<Config> = {}, webhooks: TestAppExtras['webhooks'] = {}, logStream?: TestAppExtras['logStream']) {
   return appFor(t, { webhookSecretKey: KEY, webhookAllowPrivate: true, ...overrides }, {
-    webhooks: { pollMs: 20, collectEveryMs: 50, ...webhooks },
+    webhooks: { pollMs: 20, collectEveryMs: 50, ...webhooks }, ...(logStream === undefined ? {} : { logStream }),
   });
 }
 
@@ -211,6 +214,46 @@ describe('webhooks', () => {
     assert.match(deliveries[0]!.Error!, /no answer within 0.3 s/);
   });
 
+  test('fair across accounts: hanging receivers cost their own accounts, another account\'s event goes first at the next free slot', async (t) => {
+    // Two accounts with 5 webhooks each to receivers that never answer (each attempt ends at
+    // the timeout), a third with a receiver that answers at once. The third's event is queued
+    // behind hundreds of theirs; it must not wait for them (the issue: 58 s behind 240 events).
+    const maxConcurrent = 6;
+    const started: string[] = [];
+    const inFlight = new Map<string, number>();
+    let mostInFlight = 0;
+    const deliver: Deliver = async (request, options) => {
+      const host = new URL(request.url).hostname;
+      started.push(host);
+      if (host === 'ok.test') return { status: 200, error: null };
+      const now = (inFlight.get(host) ?? 0) + 1;
+      inFlight.set(host, now);
+      mostInFlight = Math.max(mostInFlight, now);
+      await new Promise<void>((settle) => {
+        const timer = setTimeout(settle, options.timeoutMs);
+        options.signal?.addEventListener('abort', () => { clearTimeout(timer); settle(); }, { once: true });
+      });
+      inFlight.set(host, inFlight.get(host)! - 1);
+      return { status: null, error: `no answer within ${options.timeoutMs / 1000} s` };
+    };
+    const { app } = await hookApp(t, {}, { maxConcurrent, timeoutMs: 200, deliver, resolve: async () => [{ address: '192.0.2.1', family: 4 }] });
+    const hanging = [await newAccount(app), await newAccount(app)];
+    const other = await newAccount(app);
+    await addWebhook(app, other.code, 'http://ok.test/hook', 'link.created');
+    for (const [n, account] of hanging.entries()) {
+      for (let i = 0; i < 5; i++) await addWebhook(app, account.code, `http://hang-${n}.test/${i}`, 'link.created');
+    }
+    for (let i = 0; i < 20; i++) for (const account of hanging) await createLinkOk(app, account.code, { url: `https://example.com/${i}` });
+    await createLinkOk(app, other.code, { url: 'https://example.com/other' });
+    // Counted from the answer (the event is committed): a claim that began before may still
+    // start hanging attempts, every later one takes this event first.
+    const before = started.length;
+    await waitFor(() => started.includes('ok.test'), () => `the other account's delivery (${started.length} attempts started)`, { timeoutMs: 60_000 });
+    const hangingMeanwhile = Math.max(0, started.indexOf('ok.test') - before);
+    assert.ok(hangingMeanwhile <= maxConcurrent, `${hangingMeanwhile} attempts to hanging receivers went first; at most one claim's worth may`);
+    assert.ok(mostInFlight <= DISPATCH_DEFAULTS.perAccount, `at most ${DISPATCH_DEFAULTS.perAccount} attempts of one account at a time (${mostInFlight})`);
+  });
+
   test('shutdown does not wait for a name lookup that never answers: the attempt is cut and its event released', async (t) => {
     let hang = false;
     let lookups = 0;
@@ -367,6 +410,33 @@ describe('webhooks', () => {
     }
     assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'http://public.test/', events: 'link.created', auth: code } })).statusCode, 200);
     assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'https://93.184.215.14/', events: 'link.created', auth: code } })).statusCode, 200);
+  });
+
+  test('SSRF: every refusal after DNS gives the same reason, naming no address; the log has the detail', async (t) => {
+    const names: Record<string, string> = { 'rebind.test': '127.0.0.1', 'inside.test': '10.20.30.40' };
+    const lines: string[] = [];
+    const { app } = await hookApp(t, { webhookAllowPrivate: false, logLevel: 'info' }, {
+      dispatch: false,
+      resolve: async (host) => {
+        const address = names[host];
+        if (address === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+        return [{ address, family: 4 }];
+      },
+    }, { write: (line) => lines.push(line) });
+    const { code } = await newAccount(app);
+    const bodies = new Set<string>();
+    for (const url of ['http://rebind.test/', 'http://inside.test/x?token=s3cret', 'http://nowhere.test/', 'http://10.1.2.3/', 'http://[64:ff9b:1::7f00:1]/']) {
+      const response = await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url, events: 'link.created', auth: code } });
+      assert.equal(response.statusCode, 400, response.body);
+      bodies.add(response.body);
+    }
+    // The operation's name is §2's (`manage webhooks`); the reason is the same for every cause.
+    assert.equal(bodies.size, 1, `one reason for an internal answer, no answer and a literal: ${[...bodies].join(' | ')}`);
+    assert.match([...bodies][0]!, /^Unable to [a-z ]+: the url does not resolve to a public address$/);
+    const logged = lines.filter((line) => line.includes('a target was refused')).join('\n');
+    assert.match(logged, /inside\.test resolves to 10\.20\.30\.40/, 'the operator sees why');
+    assert.match(logged, /nowhere\.test/);
+    assert.doesNotMatch(logged, /s3cret/, 'the refusal names the host, not the path or query (a token may live there)');
   });
 
   test('SSRF: `localhost` (the system resolver) is refused too', async (t) => {

@@ -1125,6 +1125,27 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.equal(retried!.eventId, taken.eventId, 'the same id on a retry');
       });
 
+      test('a claim is fair across accounts: at most perAccount of one account, its attempts in flight counted; each event names its account', async () => {
+        const busy = await createAccount();
+        const quiet = await createAccount();
+        const hooks = [webhook(busy.uid, ['link.created']), webhook(busy.uid, ['link.created']), webhook(busy.uid, ['link.created'])];
+        const quietHook = webhook(quiet.uid, ['link.created']);
+        for (const hook of [...hooks, quietHook]) await store.webhooks.create(hook);
+        await store.createLink(link(busy.uid, code('fa')));
+        await store.createLink(link(quiet.uid, code('fb')));
+        const mine = new Set([...hooks, quietHook].map((hook) => hook.id));
+        const claim = (owner: string, accountsInFlight: Map<number, number>) => store.webhooks
+          .claim({ now: Date.now(), leaseMs: 60_000, owner, limit: 100, busyWebhooks: [], perAccount: 3, accountsInFlight })
+          .then((events) => events.filter((event) => mine.has(event.webhookId)));
+        const first = await claim('fair-a', new Map([[busy.uid, 2]]));
+        assert.equal(first.filter((event) => event.accountUid === busy.uid).length, 1, 'two in flight, a bound of three: one more');
+        assert.deepEqual(first.filter((event) => event.accountUid === quiet.uid).map((event) => event.webhookId), [quietHook.id]);
+        assert.deepEqual(await claim('fair-b', new Map([[busy.uid, 3]])), [], 'an account at its bound gets none');
+        const rest = await claim('fair-c', new Map());
+        assert.equal(rest.length, 2, 'the rest, once its attempts have ended');
+        assert.ok(rest.every((event) => event.accountUid === busy.uid && hooks.some((hook) => hook.id === event.webhookId)));
+      });
+
       test('visits written with their count reach the webhooks, one link.visited event per webhook at a time', async () => {
         const account = await createAccount();
         const hook = webhook(account.uid, ['link.visited']);

@@ -60,6 +60,18 @@ test('a blocked IPv4 address is refused in every spelling, IPv4-mapped IPv6 incl
   assert.equal(validateTargetUrl('http://127.0.0.2/', 'http://sl.test', blocked), 'http://127.0.0.2/');
 });
 
+test('a blocked IPv4 address or range also blocks the IPv6 forms that lead to it (NAT64, SIIT, 6to4, Teredo)', () => {
+  const blocked = loadConfig({ BLOCKED_HOSTS: '127.0.0.0/8, 203.0.113.7' }).blockedHosts;
+  for (const url of [
+    'http://[64:ff9b::7f00:1]/', 'http://[64:ff9b:1::7f00:1]/', 'http://[::ffff:0:7f00:1]/', 'http://[2002:7f00:1::]/',
+    'http://[2001:0:7f00:1::]/', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'http://[64:ff9b::203.0.113.7]/', 'http://[2002:cb00:7107::1]/',
+  ]) assert.throws(() => validateTargetUrl(url, 'http://sl.test', blocked), /not allowed on this service/, url);
+  // The same forms of other addresses are not blocked.
+  for (const url of ['http://[64:ff9b::808:808]/', 'http://[2002:808:808::]/', 'http://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/', 'http://[2606:4700::1111]/']) {
+    assert.equal(validateTargetUrl(url, 'http://sl.test', blocked), url, url);
+  }
+});
+
 test('BLOCKED_HOSTS accepts bare and bracketed IPv6 addresses and CIDR ranges of both families', () => {
   const config = loadConfig({ BLOCKED_HOSTS: '::2, [2001:DB8::1], 10.0.0.0/8, 192.168.1.1/24, fd00::/8, [fe80::]/10, 0x7f.1' });
   assert.deepEqual(config.blockedHosts, ['::2', '2001:db8::1', '10.0.0.0/8', '192.168.1.1/24', 'fd00::/8', 'fe80::/10', '127.0.0.1']);

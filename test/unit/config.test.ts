@@ -107,7 +107,7 @@ describe('loadConfig values', () => {
   });
 
   test('refuses a PG_POOL_MAX outside 1..1000 and a PG_PREPARE other than true or false', () => {
-    for (const [name, value] of [['PG_POOL_MAX', '0'], ['PG_POOL_MAX', '1001'], ['PG_POOL_MAX', 'ten'], ['PG_PREPARE', 'no']] as const) {
+    for (const [name, value] of [['PG_POOL_MAX', '0'], ['PG_POOL_MAX', '1001'], ['PG_POOL_MAX', 'ten'], ['PG_PREPARE', 'maybe']] as const) {
       assert.match(configError({ DATABASE_URL: 'postgres://db/shortlink', [name]: value }).message, new RegExp(`${name} must be`));
     }
   });

@@ -26,7 +26,10 @@ async function ruleIds(filePath: string, source: string): Promise<string[]> {
 /** An import of `specifier` that is also used, so no other rule has anything to say. */
 const importing = (specifier: string) => `import { x } from '${specifier}';\nexport const y = x;\n`;
 
-const DOMAIN_FILES = ['src/links/link-service.ts', 'src/accounts/account-service.ts', 'src/admin/admin-service.ts', 'src/links/deeper/fixture.ts'];
+const DOMAIN_FILES = [
+  'src/links/link-service.ts', 'src/accounts/account-service.ts', 'src/admin/admin-service.ts', 'src/links/deeper/fixture.ts',
+  'src/stats/stats-service.ts', 'src/webhooks/dispatcher.ts', 'src/events/payloads.ts',
+];
 
 describe('layering rules', () => {
   for (const file of DOMAIN_FILES) {
@@ -42,6 +45,10 @@ describe('layering rules', () => {
       `${up}store/migrations/sqlite.ts`,
       `${up}config.ts`,
       `${up}metrics/metrics.ts`,
+      `${up}store/store.ts`,
+      `${up}store/webhooks.ts`,
+      `${up}features/stats.ts`,
+      `${up}app.ts`,
       'postgres',
       'ioredis',
       'node:sqlite',
@@ -55,8 +62,8 @@ describe('layering rules', () => {
       const source = `import type { X } from '${up}store/postgres.ts';\nexport type Y = X;\n`;
       assert.deepEqual(await ruleIds(file, source), ['no-restricted-imports']);
     });
-    test(`${file} may import the Store interface, errors and its own folder`, async () => {
-      for (const specifier of [`${up}store/store.ts`, `${up}errors.ts`, './shortcode.ts', 'node:crypto']) {
+    test(`${file} may import the domain's ports, errors and its own folder`, async () => {
+      for (const specifier of [`${up}links/link-store.ts`, `${up}accounts/account-store.ts`, `${up}errors.ts`, './shortcode.ts', 'node:crypto']) {
         assert.deepEqual(await ruleIds(file, importing(specifier)), [], specifier);
       }
     });
@@ -83,6 +90,26 @@ describe('layering rules', () => {
       }
     });
   }
+
+  for (const file of ['src/store/sqlite/store.ts', 'src/store/webhooks.ts']) {
+    const up = file.split('/').length === 4 ? '../../' : '../';
+    for (const specifier of [`${up}http/schemas.ts`, `${up}metrics/metrics.ts`, `${up}features/stats.ts`, `${up}app.ts`]) {
+      test(`${file} may not import ${specifier}`, async () => {
+        assert.deepEqual(await ruleIds(file, importing(specifier)), ['no-restricted-imports']);
+      });
+    }
+    test(`${file} may import the domain it implements`, async () => {
+      for (const specifier of [`${up}links/link-store.ts`, `${up}events/payloads.ts`, `${up}stats/visit.ts`]) {
+        assert.deepEqual(await ruleIds(file, importing(specifier)), [], specifier);
+      }
+    });
+  }
+
+  test('the live events\' transports may use a driver and Config, but not the store', async () => {
+    assert.deepEqual(await ruleIds('src/events/redis-transport.ts', importing('ioredis')), []);
+    assert.deepEqual(await ruleIds('src/events/create-live-events.ts', importing('../config.ts')), []);
+    assert.deepEqual(await ruleIds('src/events/redis-transport.ts', importing('../store/store.ts')), ['no-restricted-imports']);
+  });
 
   describe('reading the environment', () => {
     const readers = {

@@ -120,6 +120,17 @@ describe('webhook target addresses', () => {
     ]) assert.equal(isPublicAddress(address), false, address);
   });
 
+  test('judges IPv6 forms that carry an IPv4 address by that address: NAT64, SIIT, 6to4, Teredo', () => {
+    for (const address of [
+      '64:ff9b:1::7f00:1', '::ffff:0:7f00:1', '2002:7f00:1::', '2001:0:7f00:1::', '64:ff9b::7f00:1', '[64:ff9b:1::a9fe:a9fe]',
+      '2002:a00:1::1', '2002:c0a8:101::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001:0:0:1::', '64:ff9b:1:7f00:1::',
+      '64:ff9b:1:a:a9:fea9:fe00:0', '::ffff:0:10.1.2.3',
+    ]) assert.equal(isPublicAddress(address), false, address);
+    for (const address of ['64:ff9b::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7', '::ffff:0:808:808']) {
+      assert.equal(isPublicAddress(address), true, address);
+    }
+  });
+
   test('allows public addresses, IPv4-mapped ones included', () => {
     for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '172.32.0.1']) {
       assert.equal(isPublicAddress(address), true, address);
@@ -201,8 +212,16 @@ describe('one delivery attempt', () => {
         { timeoutMs: 1000, allowPrivate: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] },
       );
       assert.equal(outcome.status, null);
-      assert.match(outcome.error!, /^refused: rebound\.example resolves to 127\.0\.0\.1/);
+      // The account reads this in its deliveries: the same words whatever the name resolved to.
+      assert.equal(outcome.error, 'refused: the url does not resolve to a public address');
       assert.equal(receiver.received.length, 0);
+      const unknown = await deliver(
+        { url: `http://nowhere.example:${port}/hook`, headers: {}, body: '{}' },
+        { timeoutMs: 1000, allowPrivate: false, resolve: async () => { throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' }); } },
+      );
+      assert.equal(unknown.error, outcome.error, 'a name that does not resolve reads the same as one that resolves inside');
+      assert.match(outcome.detail!, /rebound\.example resolves to 127\.0\.0\.1/, 'the detail is kept for the log');
+      assert.match(unknown.detail!, /ENOTFOUND/);
     } finally {
       await receiver.close();
     }

@@ -39,7 +39,7 @@ export function formatOf(command: Command, flag: string | undefined, path: strin
 /** Opens the admin store, turning a failure into one line. */
 export async function openAdmin(config: Config, create: boolean): Promise<AdminStore> {
   // Loaded on use: the database drivers are most of the CLI's start-up time.
-  const { openAdminStore } = await import('../../store/admin.ts');
+  const { openAdminStore } = await import('../../store/open-store.ts');
   try {
     return await openAdminStore(config.storage, { create });
   } catch (error) {

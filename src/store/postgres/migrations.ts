@@ -302,7 +302,45 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 9,
-    // The same change as SQLite's migration 6 (ADR 24): the journal's rows moved on, the
+    // Issue 24: a new link column no longer redefines the create function (migrations 2, 3
+    // and 5 each copied it to add arguments). Each new link arrives as a JSON object keyed by
+    // column name (newLinkRow in ../link-rows.ts) and is read as a record of the links table
+    // itself, so a column added to the table and to that object is inserted with no change
+    // here. The cap stays in shortlink_take_slot; the old functions stay for instances of the
+    // previous release during a rolling upgrade.
+    name: 'creates read each new link as a links record',
+    sql: `
+  CREATE FUNCTION shortlink_insert_links(new_links jsonb) RETURNS text[] LANGUAGE plpgsql AS $$
+  DECLARE
+    results text[] := '{}';
+    ids text := pg_get_serial_sequence('links', 'id');
+    item jsonb;
+    link links;
+  BEGIN
+    FOR item IN SELECT e.value FROM jsonb_array_elements(new_links) WITH ORDINALITY AS e(value, n) ORDER BY e.n LOOP
+      link := jsonb_populate_record(NULL::links, item);
+      IF NOT shortlink_take_slot(link.created_by, false) THEN
+        results := results || 'cap_reached'::text;
+        CONTINUE;
+      END IF;
+      link.id := nextval(ids);
+      INSERT INTO links OVERRIDING SYSTEM VALUE VALUES (link.*) ON CONFLICT (short_code) DO NOTHING;
+      IF FOUND THEN
+        results := results || 'created'::text;
+      ELSE
+        UPDATE accounts SET link_count = link_count - 1 WHERE uid = link.created_by;
+        results := results || 'taken'::text;
+      END IF;
+    END LOOP;
+    RETURN results;
+  END
+  $$;
+  `,
+  },
+  {
+    version: 10,
+    // The same change as SQLite's migration 6 (ADR 24; numbered 10 here because issue 24's
+    // create function took 9): the journal's rows moved on, the
     // journal dropped, and the partial index the count statement's webhook copy probes.
     name: 'visits without a journal',
     sql: `

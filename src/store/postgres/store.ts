@@ -9,7 +9,7 @@ import {
 } from '../stats-sql.ts';
 import { hourOf, OTHER, type Visit } from '../../stats/visit.ts';
 import {
-  detailsOf, joinTags, LINK_DETAILS_COLUMNS, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
+  detailsOf, joinTags, LINK_DETAILS_COLUMNS, newLinkRow, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
 } from '../link-rows.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, FoldOptions, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink,
@@ -214,16 +214,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     // The link.created outbox rows go in the same statement, for the creates that succeed.
     const [row] = await guarded(() => sql<{ results: CreateLinkResult[] }[]>`
       WITH created AS (
-        SELECT shortlink_create_links(
-          ${sql.array(sorted.map((l) => l.shortCode), 25)}::text[],
-          ${sql.array(sorted.map((l) => l.pointsTo), 25)}::text[],
-          ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
-          ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
-          ${sql.array(sorted.map((l) => l.title ?? null) as string[], 25)}::text[],
-          ${sql.array(sorted.map((l) => joinTags(l.tags)), 25)}::text[],
-          ${sql.array(sorted.map((l) => l.expiresAt ?? null) as string[], 25)}::text[],
-          ${sql.array(sorted.map((l) => l.maxVisits ?? null) as number[], 23)}::int[]
-        ) AS results
+        SELECT shortlink_insert_links(${sql.json(sorted.map(newLinkRow))}) AS results
       ), events AS (
         INSERT INTO webhook_events (event_id, webhook_id, type, occurred_at, data)
         SELECT e.event_id, w.id, ${EventType.LinkCreated}, e.occurred_at, e.data

@@ -16,6 +16,9 @@ import { guarded } from './errors.ts';
 import type postgres from 'postgres';
 
 const postgresParameter = (n: number): string => `$${n}`;
+
+/** No bound per account (a claim without one). */
+const UNBOUNDED = 2 ** 31 - 1;
 const OUTBOX_INSERT = outboxInsertSql(postgresParameter);
 const FOLD_VISITS = foldVisitsSql(postgresParameter);
 
@@ -85,31 +88,39 @@ export function prepareWebhooks(sql: Sql, timed: <R>(work: () => PromiseLike<R>)
       return { status: 'found', deliveries: rows.map((r) => deliveryOf(r)) };
     },
 
-    async claim({ now, leaseMs, owner, limit, busyWebhooks }) {
-      // Candidates (the oldest due event of each webhook) are read without locks, then locked
-      // with SKIP LOCKED, which rechecks them against their newest version: an event another
-      // instance leased meanwhile is skipped, never delivered twice at once.
+    async claim({ now, leaseMs, owner, limit, busyWebhooks, perAccount = UNBOUNDED, accountsInFlight = new Map() }) {
+      // Candidates (the oldest due event of each webhook, numbered per account: WebhookStore.claim)
+      // are read without locks, then locked with SKIP LOCKED, which rechecks them against
+      // their newest version: an event another instance leased meanwhile is skipped, never
+      // delivered twice at once.
       const rows = await timed(() => sql<Record<string, unknown>[]>`
-        WITH candidates AS (
-          SELECT DISTINCT ON (webhook_id) seq FROM webhook_events
+        WITH heads AS (
+          SELECT DISTINCT ON (webhook_id) seq, webhook_id, next_at FROM webhook_events
            WHERE next_at <= ${now} AND lease_until <= ${now} AND NOT (webhook_id = ANY(${sql.array([...busyWebhooks], 25)}::text[]))
            ORDER BY webhook_id, next_at, seq
+        ), candidates AS (
+          SELECT h.seq, h.next_at,
+                 coalesce(f.n, 0) + row_number() OVER (PARTITION BY w.account_uid ORDER BY h.next_at, h.seq) AS slot
+            FROM heads h JOIN webhooks w ON w.id = h.webhook_id
+            LEFT JOIN unnest(${sql.array([...accountsInFlight.keys()], 20)}::bigint[], ${sql.array([...accountsInFlight.values()], 20)}::bigint[]) AS f(uid, n)
+              ON f.uid = w.account_uid
         ), due AS (
           SELECT e.seq FROM webhook_events e JOIN candidates c ON e.seq = c.seq
-           WHERE e.next_at <= ${now} AND e.lease_until <= ${now}
-           ORDER BY e.next_at, e.seq LIMIT ${limit}
+           WHERE e.next_at <= ${now} AND e.lease_until <= ${now} AND c.slot <= ${perAccount}
+           ORDER BY c.slot, c.next_at, c.seq LIMIT ${limit}
              FOR UPDATE OF e SKIP LOCKED
         ), leased AS (
           UPDATE webhook_events e SET lease_until = ${now + leaseMs}, lease_owner = ${owner}
             FROM due WHERE e.seq = due.seq
           RETURNING e.seq, e.event_id, e.webhook_id, e.type, e.occurred_at, e.data, e.attempts
         )
-        SELECT l.seq, l.event_id AS "eventId", l.webhook_id AS "webhookId", l.type, l.occurred_at AS "timestamp", l.data,
-               l.attempts, w.url, w.secret
+        SELECT l.seq, l.event_id AS "eventId", l.webhook_id AS "webhookId", w.account_uid AS "accountUid", l.type,
+               l.occurred_at AS "timestamp", l.data, l.attempts, w.url, w.secret
           FROM leased l JOIN webhooks w ON w.id = l.webhook_id
          ORDER BY l.seq`);
       return rows.map((row): OutboxEvent => ({
-        seq: Number(row.seq), eventId: row.eventId as string, webhookId: row.webhookId as string, url: row.url as string,
+        seq: Number(row.seq), eventId: row.eventId as string, webhookId: row.webhookId as string,
+        accountUid: Number(row.accountUid), url: row.url as string,
         sealedSecret: row.secret as string, type: row.type as EventType, timestamp: row.timestamp as string,
         data: row.data as string, attempts: Number(row.attempts),
       }));

@@ -13,7 +13,7 @@ import { hourOf, OTHER } from '../../stats/visit.ts';
 import { storageUnavailable } from '../errors.ts';
 import { MIGRATIONS_TABLE } from '../migration.ts';
 import {
-  detailsOf, joinTags, LINK_DETAILS_COLUMNS, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
+  detailsOf, joinTags, LINK_DETAILS_COLUMNS, NEW_LINK_COLUMNS, newLinkRow, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
 } from '../link-rows.ts';
 import type {
   AccountRecord, CreateLinkResult, DeleteLinkResult, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink, Store,
@@ -127,8 +127,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     takeSlot: db.prepare(TAKE_SLOT),
     giveBackSlot: db.prepare(GIVE_BACK_SLOT),
     insertLink: db.prepare(
-      `INSERT INTO links (short_code, points_to, created_by, date_created, title, tags, expires_at, max_visits)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO links (${NEW_LINK_COLUMNS.join(', ')}) VALUES (${NEW_LINK_COLUMNS.map((column) => `:${column}`).join(', ')})
        ON CONFLICT (short_code) DO NOTHING`,
     ),
     deleteOwnLink: db.prepare(`DELETE FROM links WHERE short_code = ? AND created_by = ? RETURNING ${LINK_DETAILS_COLUMNS}`),
@@ -394,10 +393,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       return writes.run<CreateLinkResult>(
         () => {
           if (statements.takeSlot.run(link.createdBy, 0).changes === 0) return 'cap_reached';
-          const inserted = statements.insertLink.run(
-            link.shortCode, link.pointsTo, link.createdBy, link.dateCreated,
-            link.title ?? null, joinTags(link.tags), link.expiresAt ?? null, link.maxVisits ?? null,
-          );
+          const inserted = statements.insertLink.run(newLinkRow(link));
           if (inserted.changes === 0) return 'taken';
           outbox.write(EventType.LinkCreated, link.dateCreated, newLinkData(link), link.createdBy, link.eventId);
           return 'created';

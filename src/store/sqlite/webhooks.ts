@@ -22,6 +22,9 @@ export interface SqliteOutbox {
 
 const sqlite = (n: number): string => `?${n}`;
 
+/** No bound per account (a claim without one). */
+const UNBOUNDED = 2 ** 31 - 1;
+
 /** The outbox on `db`: for the store's changes, and for the admin store's takedowns (CLI). */
 export function prepareOutbox(db: DatabaseSync): SqliteOutbox {
   const insert = db.prepare(outboxInsertSql(sqlite));
@@ -50,18 +53,25 @@ export function prepareWebhooks(
     deleteDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE webhook_id = ?'),
     deleteWebhook: db.prepare('DELETE FROM webhooks WHERE id = ?'),
     deliveries: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ${DELIVERIES_KEPT}`),
-    // At most one event per webhook per claim, none of a busy webhook's; oldest due first.
+    // At most one event per webhook per claim (its oldest due), none of a busy webhook's;
+    // fair across accounts (WebhookStore.claim): ?6 holds the accounts' attempts in flight as a JSON
+    // object, ?7 the bound per account.
     claim: db.prepare(
       `UPDATE webhook_events SET lease_until = ?1 + ?2, lease_owner = ?3
         WHERE seq IN (
           SELECT seq FROM (
-            SELECT seq, next_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_at, seq) AS n
-              FROM webhook_events
-             WHERE next_at <= ?1 AND lease_until <= ?1 AND webhook_id NOT IN (SELECT value FROM json_each(?4))
-          ) WHERE n = 1 ORDER BY next_at, seq LIMIT ?5)
+            SELECT h.seq, h.next_at,
+                   coalesce(f.value, 0) + row_number() OVER (PARTITION BY w.account_uid ORDER BY h.next_at, h.seq) AS slot
+              FROM (SELECT seq, webhook_id, next_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_at, seq) AS n
+                      FROM webhook_events
+                     WHERE next_at <= ?1 AND lease_until <= ?1 AND webhook_id NOT IN (SELECT value FROM json_each(?4))) h
+              JOIN webhooks w ON w.id = h.webhook_id
+              LEFT JOIN json_each(?6) f ON f.key = CAST(w.account_uid AS TEXT)
+             WHERE h.n = 1
+          ) WHERE slot <= ?7 ORDER BY slot, next_at, seq LIMIT ?5)
         RETURNING seq, event_id AS "eventId", webhook_id AS "webhookId", type, occurred_at AS "timestamp", data, attempts`,
     ),
-    target: db.prepare('SELECT url, secret FROM webhooks WHERE id = ?'),
+    target: db.prepare('SELECT url, secret, account_uid AS "accountUid" FROM webhooks WHERE id = ?'),
     finish: db.prepare('DELETE FROM webhook_events WHERE seq = ? AND lease_owner = ?'),
     reschedule: db.prepare(
       'UPDATE webhook_events SET attempts = attempts + 1, next_at = ?3, lease_until = 0, lease_owner = NULL WHERE seq = ?1 AND lease_owner = ?2',
@@ -136,15 +146,18 @@ export function prepareWebhooks(
       });
     },
 
-    claim({ now, leaseMs, owner, limit, busyWebhooks }) {
+    claim({ now, leaseMs, owner, limit, busyWebhooks, perAccount = UNBOUNDED, accountsInFlight = new Map() }) {
       return writes.run(() => {
-        const rows = statements.claim.all(now, leaseMs, owner, JSON.stringify(busyWebhooks), limit);
+        const rows = statements.claim.all(
+          now, leaseMs, owner, JSON.stringify(busyWebhooks), limit, JSON.stringify(Object.fromEntries(accountsInFlight)), perAccount,
+        );
         const events: OutboxEvent[] = [];
         for (const row of rows) {
-          const target = statements.target.get(row.webhookId as string) as { url: string; secret: string } | undefined;
+          const target = statements.target.get(row.webhookId as string) as { url: string; secret: string; accountUid: number } | undefined;
           if (target === undefined) continue;
           events.push({
-            seq: Number(row.seq), eventId: row.eventId as string, webhookId: row.webhookId as string, url: target.url,
+            seq: Number(row.seq), eventId: row.eventId as string, webhookId: row.webhookId as string,
+            accountUid: Number(target.accountUid), url: target.url,
             sealedSecret: target.secret, type: row.type as EventType, timestamp: row.timestamp as string,
             data: row.data as string, attempts: Number(row.attempts),
           });

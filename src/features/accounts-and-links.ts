@@ -1,0 +1,49 @@
+/**
+ * The spec's own operations: accounts (CONTRACT §4, §7.2) and links (§5, §7.1), their services
+ * and routes, and the authentication every protected route shares.
+ */
+import type { FastifyInstance } from 'fastify';
+import { createAccountService, type AccountService } from '../accounts/account-service.ts';
+import type { Config } from '../config.ts';
+import type { EventPublisher } from '../http/event-payloads.ts';
+import type { RateLimitChecks } from '../http/rate-limit-checks.ts';
+import { createAuthenticate, type Authenticate } from '../http/route-helpers.ts';
+import { registerAccountRoutes } from '../http/routes/accounts.ts';
+import { registerLinkRoutes } from '../http/routes/links.ts';
+import { refuseDisabledAccounts, refusingStore } from '../links/disabled-accounts.ts';
+import { createLinkService, type LinkService, type LinkServiceDeps } from '../links/link-service.ts';
+import type { Store } from '../store/store.ts';
+
+export interface AccountsAndLinks {
+  readonly accounts: AccountService;
+  readonly links: LinkService;
+  /** Authentication for protected routes: cached account lookups (ADR 18). */
+  readonly authenticate: Authenticate;
+}
+
+export function setUpAccountsAndLinks(
+  app: FastifyInstance,
+  { config, store, clock, events, rateLimits }: {
+    config: Config; store: Store; clock: () => Date; events: EventPublisher; rateLimits: RateLimitChecks;
+  },
+): AccountsAndLinks {
+  const accounts = createAccountService({
+    store, clock, defaultMaxLinks: config.defaultMaxLinks, registrationOpen: config.registrationOpen, events: events.accounts,
+  });
+  const linkDeps: LinkServiceDeps = {
+    store,
+    clock,
+    ownOrigin: new URL(config.baseUrl).origin,
+    blockedHosts: config.blockedHosts,
+    selfHosts: config.selfHosts,
+    events: events.links,
+  };
+  // A disabled account's link calls are refused after their parameters are checked (§7).
+  const links = refuseDisabledAccounts(createLinkService(linkDeps), createLinkService({ ...linkDeps, store: refusingStore(store) }));
+  const authenticate = createAuthenticate(accounts, rateLimits);
+  // GET /v1/get_account shows the account itself: always read from the store, so MaxLinks is
+  // current and a storage outage answers 503 like every other operation.
+  registerAccountRoutes(app, { accounts, authenticate: createAuthenticate(accounts, rateLimits, { fresh: true }), rateLimits });
+  registerLinkRoutes(app, { links, authenticate, rateLimits, baseUrl: config.baseUrl });
+  return { accounts, links, authenticate };
+}
