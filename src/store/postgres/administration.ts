@@ -6,15 +6,14 @@
 import { EventType } from '../../events/events.ts';
 import { linkDetailsData } from '../../events/payloads.ts';
 import type { AccountChanges, AdminAccount, FoundLink, LinkSearch, UpdateAccountResult } from '../admin.ts';
-import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS } from '../columns.ts';
+import { ADMIN_ACCOUNT_COLUMNS } from '../columns.ts';
 import { detailsOf, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
-import type { AccountRecord, LinkDetailsRecord } from '../store.ts';
+import type { LinkDetailsRecord } from '../store.ts';
 import { ACCOUNT_WEBHOOK_TABLES } from '../webhooks.ts';
 import type { Sql } from './connection.ts';
 import { outbox } from './webhooks.ts';
 
 export interface PostgresAdministration {
-  rotateAccessCode(uid: number, codeHash: string, newCodeHash: string): Promise<AccountRecord | undefined>;
   deleteAccount(uid: number): Promise<boolean>;
   findAccount(uid: number): Promise<AdminAccount | undefined>;
   listAccounts(after: number, limit: number): Promise<AdminAccount[]>;
@@ -25,13 +24,6 @@ export interface PostgresAdministration {
 
 export function administration(sql: Sql): PostgresAdministration {
   return {
-    async rotateAccessCode(uid, codeHash, newCodeHash) {
-      const [row] = await sql<AccountRecord[]>`
-        UPDATE accounts SET code_hash = ${newCodeHash} WHERE uid = ${uid} AND code_hash = ${codeHash}
-        RETURNING ${sql.unsafe(ACCOUNT_COLUMNS)}`;
-      return row;
-    },
-
     async deleteAccount(uid) {
       return sql.begin(async (tx) => {
         // The account row first: a create for it (shortlink_take_slot updates that row) waits,

@@ -1,6 +1,4 @@
 import type postgres from 'postgres';
-import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
-import { createBatcher } from '../batcher.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-commit.ts';
 import {
@@ -8,20 +6,17 @@ import {
   seriesSql, STATS_KEPT_VALUES, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
 } from '../stats-sql.ts';
 import { hourOf, OTHER, type Visit } from '../../stats/visit.ts';
-import {
-  detailsOf, joinTags, LINK_DETAILS_COLUMNS, newLinkRow, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
-} from '../link-rows.ts';
-import type {
-  AccountRecord, CreateLinkResult, DeleteLinkResult, FoldOptions, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink,
-  PingOptions, ResolvedLink, StatsRows, StatsScope, Store, UpdateLinkResult,
-} from '../store.ts';
+import { refusalOf, type LinkStateRow } from '../link-rows.ts';
+import type { FoldOptions, LinkRecord, PingOptions, StatsRows, StatsScope, Store } from '../store.ts';
 import { administration } from './administration.ts';
 import { connect } from './connection.ts';
-import { guarded, refusedByServer } from './errors.ts';
+import { guarded } from './errors.ts';
 import { prepareWebhooks } from './webhooks.ts';
-import { EventType } from '../../events/events.ts';
-import { accountRotatedData, linkDetailsData, newEventId, newLinkData } from '../../events/payloads.ts';
-import { subscribedTo, visitSecond } from '../webhooks.ts';
+import { accountCalls } from './accounts.ts';
+import type { PostgresEngine } from './engine.ts';
+import { linkCalls } from './links.ts';
+import { countingCalls } from '../counting-calls.ts';
+import { visitSecond } from '../webhooks.ts';
 
 export interface PostgresOptions {
   readonly url: string;
@@ -202,81 +197,19 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`;
   }
 
-  // Creates are batched (src/store/batcher.ts): one statement and one commit for all the
-  // creates that arrive while the previous batch is written. Per create, a transaction of
-  // its own held the account's row lock across two round trips and a commit, so creates
-  // for one account ran one at a time (~800/s measured with 50 concurrent clients).
-  const linkCreates = createBatcher<NewLink, CreateLinkResult>(async (links) => {
-    // Account rows are locked in uid order (stable: arrival order within an account), so
-    // batches of different instances cannot wait on each other in a cycle.
-    const order = links.map((_, i) => i).sort((a, b) => links[a]!.createdBy - links[b]!.createdBy);
-    const sorted = order.map((i) => links[i]!);
-    // The link.created outbox rows go in the same statement, for the creates that succeed.
-    const [row] = await guarded(() => sql<{ results: CreateLinkResult[] }[]>`
-      WITH created AS (
-        SELECT shortlink_insert_links(${sql.json(sorted.map(newLinkRow))}) AS results
-      ), events AS (
-        INSERT INTO webhook_events (event_id, webhook_id, type, occurred_at, data)
-        SELECT e.event_id, w.id, ${EventType.LinkCreated}, e.occurred_at, e.data
-          FROM created,
-               unnest(created.results, ${sql.array(sorted.map((l) => l.eventId ?? newEventId()), 25)}::text[],
-                      ${sql.array(sorted.map((l) => l.createdBy), 20)}::bigint[],
-                      ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
-                      ${sql.array(sorted.map((l) => JSON.stringify(newLinkData(l))), 25)}::text[])
-                 AS e(result, event_id, owner, occurred_at, data)
-          JOIN webhooks w ON w.account_uid = e.owner AND (',' || w.events || ',') LIKE ${subscribedTo(EventType.LinkCreated)}
-         WHERE e.result = 'created'
-      )
-      SELECT results FROM created`);
-    const results = new Array<CreateLinkResult>(links.length);
-    order.forEach((original, position) => (results[original] = row!.results[position]!));
-    return results;
-  }, { retryAlone: refusedByServer, timeoutMs });
-
-  const accountCreates = createBatcher<NewAccount, AccountRecord>(async (accounts) => {
-    const rows = await guarded(() => sql<(AccountRecord & { codeHash: string })[]>`
-      INSERT INTO accounts (code_hash, date_created, max_links)
-      SELECT * FROM unnest(
-        ${sql.array(accounts.map((a) => a.codeHash), 25)}::text[],
-        ${sql.array(accounts.map((a) => a.dateCreated), 25)}::text[],
-        ${sql.array(accounts.map((a) => a.maxLinks), 23)}::int[])
-      RETURNING code_hash AS "codeHash", ${sql.unsafe(ACCOUNT_COLUMNS)}`);
-    const byHash = new Map(rows.map(({ codeHash, ...account }) => [codeHash, account]));
-    return accounts.map((a) => byHash.get(a.codeHash)!);
-  }, { retryAlone: refusedByServer, timeoutMs });
-
-  const admin = administration(sql);
   const webhooks = prepareWebhooks(sql, timed);
+  const engine: PostgresEngine = { sql, timeoutMs, timed, outbox: webhooks.outbox, administration: administration(sql) };
+  const accounts = accountCalls(engine);
+  const links = linkCalls(engine);
+  const admin = engine.administration;
   let closed = false;
 
   return {
     engine: 'postgres',
     webhooks: webhooks.store,
-
-    createAccount(account: NewAccount) {
-      return accountCreates.run(account);
-    },
-
-    async findAccountByCodeHash(codeHash: string) {
-      const [row] = await timed(() => sql<AccountRecord[]>`
-        SELECT ${sql.unsafe(ACCOUNT_COLUMNS)} FROM accounts WHERE code_hash = ${codeHash}`);
-      return row;
-    },
-
-    rotateAccessCode(uid, codeHash, newCodeHash, eventId) {
-      // One transaction: the new digest and the account.rotated outbox rows commit together.
-      return timed(() => sql.begin(async (tx) => {
-        const [row] = await tx<AccountRecord[]>`
-          UPDATE accounts SET code_hash = ${newCodeHash} WHERE uid = ${uid} AND code_hash = ${codeHash}
-          RETURNING ${sql.unsafe(ACCOUNT_COLUMNS)}`;
-        if (row !== undefined) await webhooks.outbox.write(tx, EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid, eventId);
-        return row === undefined ? undefined : { ...row };
-      })) as Promise<AccountRecord | undefined>;
-    },
-
-    deleteAccount(uid) {
-      return timed(() => admin.deleteAccount(uid));
-    },
+    ...accounts.calls,
+    ...links.calls,
+    ...countingCalls(counter),
 
     listAccounts(after, limit) {
       return timed(() => admin.listAccounts(after, limit));
@@ -292,85 +225,6 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
 
     takeDownLink(shortCode, eventId) {
       return timed(() => admin.takeDownLink(shortCode, eventId));
-    },
-
-    createLink(link: NewLink) {
-      return linkCreates.run(link);
-    },
-
-    deleteLink(shortCode: string, accountUid: number, eventId?: string): Promise<DeleteLinkResult> {
-      // One deadline for the whole exchange. When it fires, the delete may still commit:
-      // the client saw 503, and a retry answers 404 (ADR 15).
-      return withDeadline(deleteOwnLink(shortCode, accountUid, eventId), timeoutMs);
-    },
-
-    async listLinks(accountUid: number) {
-      // A plain array, not the driver's Result subclass.
-      return [...await timed(() => sql<LinkRecord[]>`
-        SELECT ${sql.unsafe(LINK_COLUMNS)} FROM links WHERE created_by = ${accountUid} ORDER BY id`)];
-    },
-
-    async listLinkDetails(accountUid: number, query: LinkQuery = {}) {
-      // Keyset paging on the (created_by, id) index; one row more than the limit tells
-      // whether more remain. Tags match whole (',a,' within ',a,b,'); strpos, not LIKE, since
-      // '_' is a tag character.
-      const { q, tags = [], after, limit } = query;
-      const tagFilter = tags.reduce((fragment, tag) => sql`${fragment} AND strpos(',' || tags || ',', ${`,${tag},`}) > 0`, sql``);
-      const rows = await timed(() => sql<(LinkDetailsRow & { id: number })[]>`
-        SELECT id, ${sql.unsafe(LINK_DETAILS_COLUMNS)} FROM links
-         WHERE created_by = ${accountUid}
-           ${after === undefined ? sql`` : sql`AND id > ${after}`}
-           ${q === undefined ? sql`` : sql`AND (strpos(lower(short_code), ${q}) > 0 OR strpos(lower(points_to), ${q}) > 0
-                                                OR strpos(lower(coalesce(title, '')), ${q}) > 0)`}
-           ${tagFilter}
-         ORDER BY id
-         ${limit === undefined ? sql`` : sql`LIMIT ${limit + 1}`}`);
-      const more = limit !== undefined && rows.length > limit;
-      const page = more ? rows.slice(0, limit) : [...rows];
-      return { links: page.map(detailsOf), next: more ? Number(page.at(-1)!.id) : undefined };
-    },
-
-    updateLink(shortCode: string, accountUid: number, changes: LinkChanges, eventId?: string): Promise<UpdateLinkResult> {
-      return withDeadline(guarded(() => sql.begin(async (tx): Promise<UpdateLinkResult> => {
-        // The row lock orders this edit with the batches that count the link's accesses.
-        const [owner] = await tx<{ createdBy: number; disabled: boolean }[]>`
-          SELECT l.created_by AS "createdBy", (SELECT disabled FROM accounts WHERE uid = ${accountUid}) AS disabled
-            FROM links l WHERE l.short_code = ${shortCode} FOR UPDATE`;
-        if (owner === undefined) return { status: 'not_found' };
-        if (Number(owner.createdBy) !== accountUid) return { status: 'not_owner' };
-        if (owner.disabled) return { status: 'account_disabled' };
-        const [row] = await tx<LinkDetailsRow[]>`
-          UPDATE links SET
-            points_to  = CASE WHEN ${changes.pointsTo !== undefined} THEN ${changes.pointsTo ?? null}::text ELSE points_to END,
-            title      = CASE WHEN ${changes.title !== undefined} THEN ${changes.title ?? null}::text ELSE title END,
-            tags       = CASE WHEN ${changes.tags !== undefined} THEN ${joinTags(changes.tags)}::text ELSE tags END,
-            expires_at = CASE WHEN ${changes.expiresAt !== undefined} THEN ${changes.expiresAt ?? null}::text ELSE expires_at END,
-            max_visits = CASE WHEN ${changes.maxVisits !== undefined} THEN ${changes.maxVisits ?? null}::int ELSE max_visits END
-          WHERE short_code = ${shortCode}
-          RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
-        const link = detailsOf(row!);
-        await webhooks.outbox.write(tx, EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid, eventId);
-        return { status: 'updated', link };
-      })), timeoutMs);
-    },
-
-    watchCounts(listener) {
-      return counter.watch(listener);
-    },
-
-    async resolveLink(shortCode: string, now?: string, visit?: Visit): Promise<ResolvedLink | undefined> {
-      const counted = await counter.count(shortCode, now, visit);
-      if (counted === undefined) return undefined;
-      const { row, accesses, refused } = counted;
-      const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
-      return refused === undefined ? link : { ...link, refused };
-    },
-
-    async findLink(shortCode: string, now?: string) {
-      const [row] = await timed(() => sql<LinkStateRow[]>`
-        SELECT ${sql.unsafe(LINK_COLUMNS)}, l.expires_at AS "expiresAt", l.max_visits AS "maxVisits", a.disabled
-          FROM links l JOIN accounts a ON a.uid = l.created_by WHERE l.short_code = ${shortCode}`);
-      return row === undefined ? undefined : resolvedOf(row, now ?? new Date().toISOString());
     },
 
     async readStats(scope: StatsScope, fromHour: number, toHour: number): Promise<StatsRows> {
@@ -400,29 +254,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       if (closed) return;
       closed = true;
       await counter.drain();
-      await linkCreates.drain();
-      await accountCreates.drain();
+      await links.drain();
+      await accounts.drain();
       await sql.end({ timeout: 5 });
     },
   };
-
-  /**
-   * Deletes `shortCode` if `accountUid` owns it, in one transaction with its freed slot and
-   * its link.deleted outbox rows (the link's last state).
-   */
-  async function deleteOwnLink(shortCode: string, accountUid: number, eventId: string | undefined): Promise<DeleteLinkResult> {
-    return guarded(() => sql.begin(async (tx): Promise<DeleteLinkResult> => {
-      // The row lock orders this delete with a concurrent one: the second finds no row.
-      const [owner] = await tx<{ createdBy: number }[]>`
-        SELECT created_by AS "createdBy" FROM links WHERE short_code = ${shortCode} FOR UPDATE`;
-      if (owner === undefined) return 'not_found';
-      if (Number(owner.createdBy) !== accountUid) return 'not_owner';
-      const [removed] = await tx<LinkDetailsRow[]>`
-        DELETE FROM links WHERE short_code = ${shortCode} RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
-      await tx`UPDATE accounts SET link_count = link_count - 1 WHERE uid = ${accountUid}`;
-      await webhooks.outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed!)), accountUid, eventId);
-      return 'deleted';
-    })) as Promise<DeleteLinkResult>;
-  }
 }
-

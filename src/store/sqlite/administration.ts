@@ -8,7 +8,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { EventType } from '../../events/events.ts';
 import { linkDetailsData } from '../../events/payloads.ts';
 import type { AccountChanges, AdminAccount, FoundLink, LinkSearch, UpdateAccountResult } from '../admin.ts';
-import { ACCOUNT_COLUMNS, ADMIN_ACCOUNT_COLUMNS } from '../columns.ts';
+import { ADMIN_ACCOUNT_COLUMNS } from '../columns.ts';
 import { detailsOf, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '../link-rows.ts';
 import type { AccountRecord, LinkDetailsRecord } from '../store.ts';
 import { ACCOUNT_WEBHOOK_TABLES } from '../webhooks.ts';
@@ -22,7 +22,6 @@ export function accountOf<T extends AccountRecord>(row: unknown): T {
 }
 
 export interface SqliteAdministration {
-  rotateAccessCode(uid: number, codeHash: string, newCodeHash: string): AccountRecord | undefined;
   deleteAccount(uid: number): boolean;
   findAccount(uid: number): AdminAccount | undefined;
   listAccounts(after: number, limit: number): AdminAccount[];
@@ -33,7 +32,6 @@ export interface SqliteAdministration {
 
 export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
   const statements = {
-    rotate: db.prepare(`UPDATE accounts SET code_hash = ?3 WHERE uid = ?1 AND code_hash = ?2 RETURNING ${ACCOUNT_COLUMNS}`),
     deleteLinksOf: db.prepare('DELETE FROM links WHERE created_by = ?'),
     // The account's webhooks go with it (CONTRACT §7.2), with their outbox, waiting visits and log.
     deleteWebhooksOf: ACCOUNT_WEBHOOK_TABLES.map((table) =>
@@ -66,11 +64,6 @@ export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
   }
 
   return {
-    rotateAccessCode(uid, codeHash, newCodeHash) {
-      const row = statements.rotate.get(uid, codeHash, newCodeHash);
-      return row === undefined ? undefined : accountOf<AccountRecord>(row);
-    },
-
     deleteAccount(uid) {
       for (const statement of statements.deleteWebhooksOf) statement.run(uid);
       statements.deleteWebhooks.run(uid);

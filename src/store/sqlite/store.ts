@@ -1,9 +1,8 @@
 import { statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
-import type { Visit } from '../../stats/visit.ts';
 import type { SqliteSynchronous } from '../../config.ts';
-import { ACCOUNT_COLUMNS, LINK_COLUMNS } from '../columns.ts';
+import { LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
 import {
   ADD_TUPLE_SQL, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql,
@@ -12,25 +11,21 @@ import {
 import { hourOf, OTHER } from '../../stats/visit.ts';
 import { storageUnavailable } from '../errors.ts';
 import { MIGRATIONS_TABLE } from '../migration.ts';
-import {
-  detailsOf, joinTags, LINK_DETAILS_COLUMNS, NEW_LINK_COLUMNS, newLinkRow, refusalOf, resolvedOf, type LinkDetailsRow, type LinkStateRow,
-} from '../link-rows.ts';
-import type {
-  AccountRecord, CreateLinkResult, DeleteLinkResult, LinkChanges, LinkQuery, LinkRecord, NewAccount, NewLink, Store,
-  PingOptions, ResolvedLink, StatsRows, StatsScope, UpdateLinkResult,
-} from '../store.ts';
+import { refusalOf, type LinkStateRow } from '../link-rows.ts';
+import type { LinkRecord, PingOptions, StatsRows, StatsScope, Store } from '../store.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../deadline.ts';
-import { accountOf, prepareAdministration } from './administration.ts';
-import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
+import { prepareAdministration } from './administration.ts';
 import { isBusy, retryWhileBusy } from './busy.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { connect } from './connection.ts';
 import { guarded, translateError } from './errors.ts';
 import { createWriteBatch } from './write-batch.ts';
 import { prepareWebhooks } from './webhooks.ts';
+import { accountCalls } from './accounts.ts';
+import type { SqliteEngine } from './engine.ts';
+import { LINK_STATE_COLUMNS, linkCalls } from './links.ts';
+import { countingCalls } from '../counting-calls.ts';
 import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
-import { EventType } from '../../events/events.ts';
-import { accountRotatedData, linkDetailsData, newLinkData } from '../../events/payloads.ts';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. Missing parent folders are created. */
@@ -53,42 +48,6 @@ export interface SqliteOptions {
    * connection's lock, from timers, before it fails as storage unavailable.
    */
   readonly timeoutMs?: number;
-}
-
-/** A `LinkStateRow`: the link, its limits and its owner's disabled flag. */
-const LINK_STATE_COLUMNS = `${LINK_COLUMNS}, expires_at AS "expiresAt", max_visits AS "maxVisits",
-  (SELECT disabled FROM accounts WHERE uid = links.created_by) AS disabled`;
-
-/**
- * The statement of one list shape and its parameters. Keyset paging: `id > after` on the
- * (created_by, id) index, so a page costs its own rows (and the rows the filters skip), never
- * the pages before it. One more row than the limit is read to know whether more remain.
- */
-function listQuery(accountUid: number, query: LinkQuery): { sql: string; parameters: (string | number)[] } {
-  const where = ['created_by = ?'];
-  const parameters: (string | number)[] = [accountUid];
-  if (query.after !== undefined) {
-    where.push('id > ?');
-    parameters.push(query.after);
-  }
-  if (query.q !== undefined) {
-    // SQLite's LIKE folds ASCII case itself, in C: a page scanning 500 rows took 0.70 ms
-    // against 1.06 ms with instr(lower(…)), for the same matches (lower() is ASCII-only too).
-    const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.push("(short_code LIKE ? ESCAPE '\\' OR points_to LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')");
-    parameters.push(pattern, pattern, pattern);
-  }
-  for (const tag of query.tags ?? []) {
-    // Whole tags only: ',a,' is in ',a,b,' but not in ',ab,'. instr, not LIKE: '_' is a tag character.
-    where.push("instr(',' || tags || ',', ?) > 0");
-    parameters.push(`,${tag},`);
-  }
-  let sql = `SELECT id, ${LINK_DETAILS_COLUMNS} FROM links WHERE ${where.join(' AND ')} ORDER BY id`;
-  if (query.limit !== undefined) {
-    sql += ' LIMIT ?';
-    parameters.push(query.limit + 1);
-  }
-  return { sql, parameters };
 }
 
 /** SQLite's spelling of parameter N. */
@@ -118,22 +77,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   }
 
   const statements = {
-    insertAccount: db.prepare(
-      `INSERT INTO accounts (code_hash, date_created, max_links) VALUES (?, ?, ?) RETURNING ${ACCOUNT_COLUMNS}`,
-    ),
-    findAccount: db.prepare(
-      `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE code_hash = ?`,
-    ),
-    takeSlot: db.prepare(TAKE_SLOT),
-    giveBackSlot: db.prepare(GIVE_BACK_SLOT),
-    insertLink: db.prepare(
-      `INSERT INTO links (${NEW_LINK_COLUMNS.join(', ')}) VALUES (${NEW_LINK_COLUMNS.map((column) => `:${column}`).join(', ')})
-       ON CONFLICT (short_code) DO NOTHING`,
-    ),
-    deleteOwnLink: db.prepare(`DELETE FROM links WHERE short_code = ? AND created_by = ? RETURNING ${LINK_DETAILS_COLUMNS}`),
-    linkExists: db.prepare('SELECT 1 AS found FROM links WHERE short_code = ?'),
-    listLinks: db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE created_by = ? ORDER BY id`),
-    findLink: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
     // The hot path: one statement per link and batch, as before the limits existed. It only
     // counts a link without a visit limit, unexpired, whose owner is not disabled; any other
     // link (or none) returns no row and is settled by linkState/grantAccesses below.
@@ -162,20 +105,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     foldHours: db.prepare(foldHoursIntoDaysSql(sqlite)),
     deleteFoldedHours: db.prepare(deleteFoldedHoursSql(sqlite)),
     deleteOrphanRollups: db.prepare(DELETE_ORPHAN_ROLLUPS),
-    linkOwner: db.prepare(
-      `SELECT l.created_by AS "createdBy", (SELECT disabled FROM accounts WHERE uid = ?2) AS disabled
-         FROM links l WHERE l.short_code = ?1`,
-    ),
-    // Each field changes only when its flag is set, so one statement serves every edit.
-    updateLink: db.prepare(
-      `UPDATE links SET
-         points_to  = CASE WHEN ?2 THEN ?3 ELSE points_to END,
-         title      = CASE WHEN ?4 THEN ?5 ELSE title END,
-         tags       = CASE WHEN ?6 THEN ?7 ELSE tags END,
-         expires_at = CASE WHEN ?8 THEN ?9 ELSE expires_at END,
-         max_visits = CASE WHEN ?10 THEN ?11 ELSE max_visits END
-       WHERE short_code = ?1 RETURNING ${LINK_DETAILS_COLUMNS}`,
-    ),
     ping: db.prepare('SELECT 1 AS ok'),
     // A committed write that changes nothing: the newest migration's row rewritten as it is.
     pingWrite: db.prepare(`UPDATE ${MIGRATIONS_TABLE} SET version = version WHERE version = (SELECT max(version) FROM ${MIGRATIONS_TABLE})`),
@@ -290,7 +219,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
       return results;
     }, signal),
   { timeoutMs });
-  const listStatements = new Map<string, StatementSync>();
 
   /** Keeps the named values of each link-hour within the bound, the rest summed as (other). */
   function trimValues(pairs: readonly { linkId: number; hour: number }[]): void {
@@ -335,7 +263,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
   const webhooks = prepareWebhooks(db, read, writes);
-  const { outbox } = webhooks;
+  const engine: SqliteEngine = { db, read, writes, outbox: webhooks.outbox, administration };
   const statsByScope = {
     link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
     account: { series: db.prepare(seriesSql({ accountUid: 0 }, sqlite)), values: db.prepare(valuesSql({ accountUid: 0 }, sqlite)) },
@@ -347,31 +275,9 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   return {
     engine: 'sqlite',
     webhooks: webhooks.store,
-
-    createAccount(account: NewAccount) {
-      return writes.run(
-        () => accountOf<AccountRecord>(statements.insertAccount.get(account.codeHash, account.dateCreated, account.maxLinks)),
-      );
-    },
-
-    findAccountByCodeHash(codeHash: string) {
-      return read(() => {
-        const row = statements.findAccount.get(codeHash);
-        return row === undefined ? undefined : accountOf<AccountRecord>(row);
-      });
-    },
-
-    rotateAccessCode(uid, codeHash, newCodeHash, eventId) {
-      return writes.run(() => {
-        const account = administration.rotateAccessCode(uid, codeHash, newCodeHash);
-        if (account !== undefined) outbox.write(EventType.AccountRotated, new Date().toISOString(), accountRotatedData(uid), uid, eventId);
-        return account;
-      });
-    },
-
-    deleteAccount(uid) {
-      return writes.run(() => administration.deleteAccount(uid));
-    },
+    ...accountCalls(engine),
+    ...linkCalls(engine),
+    ...countingCalls(counter),
 
     listAccounts(after, limit) {
       return read(() => administration.listAccounts(after, limit));
@@ -387,87 +293,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
 
     takeDownLink(shortCode, eventId) {
       return writes.run(() => administration.takeDownLink(shortCode, eventId));
-    },
-
-    createLink(link: NewLink) {
-      return writes.run<CreateLinkResult>(
-        () => {
-          if (statements.takeSlot.run(link.createdBy, 0).changes === 0) return 'cap_reached';
-          const inserted = statements.insertLink.run(newLinkRow(link));
-          if (inserted.changes === 0) return 'taken';
-          outbox.write(EventType.LinkCreated, link.dateCreated, newLinkData(link), link.createdBy, link.eventId);
-          return 'created';
-        },
-        (result) => result === 'created',
-      );
-    },
-
-    deleteLink(shortCode: string, accountUid: number, eventId?: string) {
-      return writes.run<DeleteLinkResult>(() => {
-        const removed = statements.deleteOwnLink.get(shortCode, accountUid) as LinkDetailsRow | undefined;
-        if (removed !== undefined) {
-          statements.giveBackSlot.run(accountUid);
-          outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed)), accountUid, eventId);
-          return 'deleted';
-        }
-        return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
-      });
-    },
-
-    listLinks(accountUid: number) {
-      return read(() => statements.listLinks.all(accountUid) as unknown as LinkRecord[]);
-    },
-
-    listLinkDetails(accountUid: number, query: LinkQuery = {}) {
-      const { sql, parameters } = listQuery(accountUid, query);
-      let statement = listStatements.get(sql);
-      if (statement === undefined) {
-        statement = db.prepare(sql);
-        listStatements.set(sql, statement);
-      }
-      const rows = read(() => statement.all(...parameters) as unknown as (LinkDetailsRow & { id: number })[]);
-      return rows.then((all) => {
-        const more = query.limit !== undefined && all.length > query.limit;
-        const page = more ? all.slice(0, query.limit) : all;
-        return { links: page.map(detailsOf), next: more ? page.at(-1)!.id : undefined };
-      });
-    },
-
-    updateLink(shortCode: string, accountUid: number, changes: LinkChanges, eventId?: string) {
-      return writes.run<UpdateLinkResult>(() => {
-        const owner = statements.linkOwner.get(shortCode, accountUid) as { createdBy: number; disabled: number | null } | undefined;
-        if (owner === undefined) return { status: 'not_found' };
-        if (owner.createdBy !== accountUid) return { status: 'not_owner' };
-        if (owner.disabled === 1) return { status: 'account_disabled' };
-        const row = statements.updateLink.get(
-          shortCode,
-          changes.pointsTo !== undefined ? 1 : 0, changes.pointsTo ?? null,
-          changes.title !== undefined ? 1 : 0, changes.title ?? null,
-          changes.tags !== undefined ? 1 : 0, joinTags(changes.tags),
-          changes.expiresAt !== undefined ? 1 : 0, changes.expiresAt ?? null,
-          changes.maxVisits !== undefined ? 1 : 0, changes.maxVisits ?? null,
-        ) as unknown as LinkDetailsRow;
-        const link = detailsOf(row);
-        outbox.write(EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid, eventId);
-        return { status: 'updated', link };
-      });
-    },
-
-    watchCounts(listener) {
-      return counter.watch(listener);
-    },
-
-    async resolveLink(shortCode: string, now?: string, visit?: Visit): Promise<ResolvedLink | undefined> {
-      const counted = await counter.count(shortCode, now, visit);
-      if (counted === undefined) return undefined;
-      const { row, accesses, refused } = counted;
-      const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
-      return refused === undefined ? link : { ...link, refused };
-    },
-
-    async findLink(shortCode: string, now?: string) {
-      const row = await read(() => statements.findLink.get(shortCode) as LinkStateRow | undefined);
-      return row === undefined ? undefined : resolvedOf(row, now ?? new Date().toISOString());
     },
 
     readStats(scope: StatsScope, fromHour: number, toHour: number) {
