@@ -5,7 +5,8 @@
  * DevTools or speedscope.
  *
  * Scenarios: resolve, redirect, list, list_empty, create, new_account, get_account. Environment: PROFILE_SECONDS
- * (default 10), PROFILE_LINKS (default 100000), BENCH_CONNECTIONS (default 50).
+ * (default 10), PROFILE_LINKS (default 100000), BENCH_CONNECTIONS (default 50), PROFILE_DATABASE_URL (a
+ * PostgreSQL server: the server runs on a fresh database there, dropped at the end, instead of SQLite).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLoadGenerator, type LoadTarget } from './load.ts';
-import { preloadSqlite } from './preload.ts';
+import { preloadPostgres, preloadSqlite } from './preload.ts';
 import { startProcess } from './processes.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,7 +34,8 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-const data = await preloadSqlite(LINKS);
+const POSTGRES_URL = process.env.PROFILE_DATABASE_URL;
+const data = POSTGRES_URL === undefined ? await preloadSqlite(LINKS) : await preloadPostgres(POSTGRES_URL, LINKS);
 const outDir = join(ROOT, 'bench', 'results', 'profiles');
 mkdirSync(outDir, { recursive: true });
 const before = new Set(readdirSync(outDir));

@@ -5,19 +5,21 @@ export interface LogStream {
   write(line: string): void;
 }
 
-/** Characters gathered before they are handed to the writer: about 4 KiB of JSON lines. */
-const CHUNK_CHARS = 4096;
+/** Characters gathered before they are handed to the writer: about 64 KiB of JSON lines. */
+const CHUNK_CHARS = 65_536;
 
 /** Every buffered stdout's hand-over, run before pino's own flush at exit. */
 const handOvers = new Set<() => void>();
 let exitHooked = false;
 
 /**
- * Standard output with writes gathered into 4 KiB chunks: under load, one write(2) per ~15
- * request lines instead of one each (measured: about a fifth more resolutions per second).
- * A timer hands the rest over at least every 100 ms, so a quiet server's lines are never
- * held longer; at exit the rest is handed over and pino flushes it. Only a `kill -9` can lose
- * the last lines.
+ * Standard output with writes gathered into 64 KiB chunks: under load, one write(2) per ~250
+ * request lines instead of one each. A write costs far more CPU than its bytes suggest (each
+ * asynchronous write is a round trip through libuv's thread pool): with 4 KiB chunks
+ * (~15 lines) `npm run bench:cpu` measured 37.5–39.5 µs per redirect, with 16 KiB 33.5 and
+ * with 64 KiB 33.5, in the same runs (docs/performance.md). A timer hands the rest over at
+ * least every 100 ms, so a quiet server's lines are never held longer; at exit the rest is
+ * handed over and pino flushes it. Only a `kill -9` can lose the last lines.
  *
  * The lines are gathered here, in an array joined once per chunk, and not by SonicBoom's
  * `minLength`: SonicBoom appends each line to its pending string and measures that string's

@@ -1,9 +1,9 @@
 /**
- * Folding off the hot path (ADR 20): the visit journal is moved into the tuples about once a
- * second while visits are recorded (and once a minute regardless, for other processes'
- * leftovers), the tuples of hours that are over into the rollups by the same folds, and
- * hourly detail older than STATS_HOURLY_DAYS is folded into days once an hour. Readers sum
- * the journal and the tuples too, so nothing waits for a fold to be visible.
+ * Folding off the hot path (ADR 20, ADR 24): the count transaction writes visits into the
+ * tuples itself; the tuples of hours that are over are moved into the rollups by folds that
+ * run about once a second while visits are recorded (and once a minute regardless, for other
+ * processes' leftovers), and hourly detail older than STATS_HOURLY_DAYS is folded into days
+ * once an hour. Readers sum the tuples too, so nothing waits for a fold to be visible.
  */
 import type { StatsStore } from './stats-store.ts';
 import { HOUR_MS, hourOf } from './visit.ts';
@@ -11,7 +11,7 @@ import { HOUR_MS, hourOf } from './visit.ts';
 export interface StatsFolding {
   /** Tells the folder that this process recorded visits (a fold is due). */
   recorded(): void;
-  /** Runs one fold now (journal, and days when `days`); for tests and shutdown. */
+  /** Runs one fold now (hours that are over, and days when `days`); for tests and shutdown. */
   foldNow(days?: boolean): Promise<number>;
   /**
    * No fold starts from now on; resolves once the one in progress (if any) has ended, so that

@@ -31,14 +31,15 @@ export interface FoldOptions {
 export interface StatsStore {
   /**
    * Statistics of hours `fromHour` (inclusive) to `toHour` (exclusive): everything counted
-   * so far, folded into the rollups or still in the visit journal.
+   * so far, folded into the rollups or still in the tuples.
    */
   readStats(scope: StatsScope, fromHour: number, toHour: number): Promise<StatsRows>;
 
   /**
-   * Moves recorded visits from the journal into the per-hour rollups (top values per link,
-   * hour and dimension kept by name, the rest summed as `(other)`), and with
-   * `daysBeforeHour` folds old hours into days. Answers how many journal rows it moved.
+   * Moves the recorded visits of hours that are over from the tuples into the per-hour
+   * rollups (top values per link, hour and dimension kept by name, the rest summed as
+   * `(other)`), and with `daysBeforeHour` folds old hours into days. Answers how many tuples
+   * it moved.
    * Safe to run from several processes at once.
    */
   foldStats(options?: FoldOptions): Promise<number>;

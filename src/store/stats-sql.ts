@@ -1,12 +1,11 @@
 /**
- * The statistics SQL both engines share (CONTRACT §7.4, ADR 20). Visits are first appended to
- * `stats_journal` in the count transaction (one row per link and distinct classes in a
- * batch: the table's tail, whatever links were visited), then folded off the hot path, in
- * two stages: about once a second into `stats_tuples` (one row per hour, link and class
- * combination: one upsert per journal row), and once an hour is over, from there into
- * `stats_rollups` (one row per link, hour, dimension and value: six upserts per tuple, so per
- * visitor class rather than per visit). Readers sum all three, so a resolution is in the
- * statistics as soon as it is answered, folded or not.
+ * The statistics SQL both engines share (CONTRACT §7.4, ADR 20, ADR 24). The count
+ * transaction adds each batch's visits to `stats_tuples` itself (one row per hour, link and
+ * combination of visitor classes: one upsert per link and distinct classes in a batch), so
+ * counts and statistics commit together and no per-visit row is written and read again.
+ * Once an hour is over, a fold moves its tuples into `stats_rollups` (one row per link, hour,
+ * dimension and value: six upserts per tuple, so per visitor class rather than per visit).
+ * Readers sum both, so a resolution is in the statistics as soon as it is answered.
  *
  * Placeholders differ (`?N` in SQLite, `$N` in PostgreSQL): each statement is written once
  * over a function that spells parameter N.
@@ -30,9 +29,8 @@ export function scopeCondition(scope: StatsScope, p: Placeholder): { sql: string
     : { sql: `link_id IN (SELECT id FROM links WHERE created_by = ${p(1)})`, parameter: scope.accountUid };
 }
 
-/** The visits not yet in the rollups, in the journal's columns: the journal's and the tuples'. */
-const UNFOLDED = `(SELECT link_id, hour, bot, referrer, country, browser, os, device, visits FROM stats_journal
-   UNION ALL SELECT link_id, hour, bot, referrer, country, browser, os, device, visits FROM stats_tuples) unfolded`;
+/** The visits not yet in the rollups: the tuples. */
+const UNFOLDED = 'stats_tuples unfolded';
 
 /** Visits and bots per hour; parameters: scope, from hour, to hour. */
 export function seriesSql(scope: StatsScope, p: Placeholder): string {
@@ -49,16 +47,16 @@ export function seriesSql(scope: StatsScope, p: Placeholder): string {
 /** Visits per dimension and value; parameters: scope, from hour, to hour. */
 export function valuesSql(scope: StatsScope, p: Placeholder): string {
   const { sql: inScope } = scopeCondition(scope, p);
-  const journal = (dimension: number, column: string) =>
+  const unfolded = (dimension: number, column: string) =>
     `SELECT ${dimension} AS dim, ${column} AS value, visits FROM ${UNFOLDED} WHERE ${inScope} AND hour >= ${p(2)} AND hour < ${p(3)}`;
   return `
     SELECT dim AS dimension, value, sum(visits) AS visits FROM (
       SELECT dim, value, visits FROM stats_rollups WHERE ${inScope} AND dim > 0 AND hour >= ${p(2)} AND hour < ${p(3)}
-      UNION ALL ${journal(1, 'referrer')}
-      UNION ALL ${journal(2, 'country')}
-      UNION ALL ${journal(3, 'browser')}
-      UNION ALL ${journal(4, 'os')}
-      UNION ALL ${journal(5, 'device')}
+      UNION ALL ${unfolded(1, 'referrer')}
+      UNION ALL ${unfolded(2, 'country')}
+      UNION ALL ${unfolded(3, 'browser')}
+      UNION ALL ${unfolded(4, 'os')}
+      UNION ALL ${unfolded(5, 'device')}
     ) v GROUP BY dim, value`;
 }
 
@@ -91,25 +89,16 @@ export function deleteFoldedHoursSql(p: Placeholder): string {
 /** The statistics of links that no longer exist. */
 export const DELETE_ORPHAN_ROLLUPS = 'DELETE FROM stats_rollups WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = stats_rollups.link_id)';
 
-/** The journal's columns as the webhook copy reads them (`journalToWebhooksSql`), with the count batch's time. */
-export const JOURNAL_WEBHOOK_COLUMNS = 'id, link_id, hour, bot, referrer, country, browser, os, device, visits, time';
-
 /** The visitor classes of a visit, in the order of the tuples' key after hour and link. */
 const CLASSES = 'bot, referrer, country, browser, os, device';
 
 /**
- * The first stage of a fold: journal rows, read from `source` (the journal's columns), added
- * to the tuples, summed per hour, link and classes, in key order.
+ * SQLite: adds one tally (a batch's visits of one link, hour and classes) to the tuples, in
+ * the count transaction; parameters hour, link id, bot (0/1), referrer, country, browser, os,
+ * device, visits.
  */
-export function journalToTuplesSql(source: string, where: string): string {
-  return `
-  INSERT INTO stats_tuples (hour, link_id, ${CLASSES}, visits)
-  SELECT hour, link_id, ${CLASSES}, sum(visits) FROM ${source}
-   WHERE ${where}
-   GROUP BY hour, link_id, ${CLASSES}
-   ORDER BY hour, link_id, ${CLASSES}
+export const ADD_TUPLE_SQL = `INSERT INTO stats_tuples (hour, link_id, ${CLASSES}, visits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (hour, link_id, ${CLASSES}) DO UPDATE SET visits = stats_tuples.visits + excluded.visits`;
-}
 
 /**
  * The tuples of one chunk of the second stage: hours before p(1) (over), and up to the
@@ -158,9 +147,9 @@ export function deleteTupleChunkSql(p: Placeholder): string {
 }
 
 /**
- * Journal rows (first stage) and tuples (second stage) moved per fold: bounded, so that one
- * fold never holds the write lock (and on SQLite the event loop: one upsert per journal row,
- * six per tuple) for long. PostgreSQL does the work in the server, so it takes more at once.
+ * Tuples moved into the rollups per fold: bounded, so that one fold never holds the write
+ * lock (and on SQLite the event loop: six upserts per tuple) for long. PostgreSQL does the
+ * work in the server, so it takes more at once.
  */
 export const FOLD_BATCH = { sqlite: 500, postgres: 5000 } as const;
 

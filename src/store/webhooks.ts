@@ -33,30 +33,40 @@ export function outboxInsertSql(p: (n: number) => string): string {
      WHERE account_uid = ${p(5)} AND (',' || events || ',') LIKE ${p(6)}`;
 }
 
+/** Whether any webhook subscribes to link.visited: asked once per count batch (a partial index). */
+export const ANY_VISITED_WEBHOOK_SQL = 'SELECT 1 AS found FROM webhooks WHERE visited = 1 LIMIT 1';
+
 /**
- * Copies journal rows (the `source` relation: stats_journal's columns) of links whose owner
- * has link.visited webhooks into webhook_visits, per such webhook one row per link, second
- * and classes, with how many visits it stands for. The statistics fold runs it on the rows
- * it moves, in the same transaction: the visits were made durable by the count batch (the
- * journal), and reach the webhooks without a write on the request's path. A busy link's
- * batches of one second become one row (its visits' `Time` is that second), so a webhook
- * costs a few rows a second whatever the traffic, not a row per count batch. Parameter: the
- * fold's time, for rows written before the journal kept one.
+ * The count batch's time as a link.visited `Time`: its second. A busy link's batches of one
+ * second share it, so the collector's events show a second, not a batch.
  */
-export function journalToWebhooksSql(source: string, p: (n: number) => string): string {
-  // Only the rows of watched links are grouped (the IN set is built once per statement, from
-  // the subscribed accounts' links), and the groups, not the rows, are joined.
-  return `INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
-    SELECT w.id, l.short_code, g.at_second || '.000Z', g.bot, g.referrer, g.country, g.browser, g.os, g.device, g.visits
-      FROM (SELECT j.link_id, substr(coalesce(j.time, ${p(1)}), 1, 19) AS at_second, j.bot, j.referrer, j.country, j.browser, j.os, j.device,
-                   sum(j.visits) AS visits
-              FROM ${source} j
-             WHERE j.link_id IN (SELECT wl.id FROM webhooks ww JOIN links wl ON wl.created_by = ww.account_uid WHERE ww.visited = 1)
-             GROUP BY j.link_id, at_second, j.bot, j.referrer, j.country, j.browser, j.os, j.device) g
-      JOIN links l ON l.id = g.link_id
-      JOIN webhooks w ON w.account_uid = l.created_by AND w.visited = 1
-     ORDER BY g.at_second, l.short_code`;
+export function visitSecond(now: string): string {
+  return `${now.slice(0, 19)}.000Z`;
 }
+
+/** A waiting row `v` of webhook `w` with the tally's shortcode, second and classes (parameters 1–8). */
+const SAME_WAITING_ROW = `v.webhook_id = w.id AND v.short_code = ?1 AND v.time = ?2 AND v.bot = ?3 AND v.referrer = ?4
+  AND v.country = ?5 AND v.browser = ?6 AND v.os = ?7 AND v.device = ?8`;
+
+/**
+ * SQLite: one tally of a count batch (a link's visits with the same classes) for every
+ * link.visited webhook of the link's owner, written in the count transaction with the
+ * shortcode it was visited under, so nothing later needs the link (ADR 24): a link deleted
+ * right after its visits still has them delivered. First added to each such webhook's newest
+ * waiting row of the same shortcode, second and classes (so a busy link's batches of one
+ * second stay one row), then inserted for the webhooks that had none. Safe because SQLite
+ * writers take turns: a collector reads, shrinks and deletes waiting rows in one
+ * transaction, never between these two statements. Parameters: shortcode, time
+ * (visitSecond), bot, referrer, country, browser, os, device, visits, owner's account uid.
+ */
+export const VISITS_TO_WEBHOOKS_SQL = [
+  `UPDATE webhook_visits SET visits = visits + ?9 WHERE id IN (
+     SELECT (SELECT max(v.id) FROM webhook_visits v WHERE ${SAME_WAITING_ROW})
+       FROM webhooks w WHERE w.account_uid = ?10 AND w.visited = 1)`,
+  `INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
+   SELECT w.id, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 FROM webhooks w
+    WHERE w.account_uid = ?10 AND w.visited = 1 AND NOT EXISTS (SELECT 1 FROM webhook_visits v WHERE ${SAME_WAITING_ROW})`,
+] as const;
 
 /** A `WebhookRecord` (the events column is split by the caller: webhookOf). */
 export const WEBHOOK_COLUMNS = 'id, account_uid AS "accountUid", url, events, date_created AS "dateCreated"';

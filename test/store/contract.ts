@@ -1161,7 +1161,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.ok(rest.every((event) => event.accountUid === busy.uid && hooks.some((hook) => hook.id === event.webhookId)));
       });
 
-      test('visits journaled with their count reach the webhooks at the fold, one link.visited event per webhook at a time', async () => {
+      test('visits written with their count reach the webhooks, one link.visited event per webhook at a time', async () => {
         const account = await createAccount();
         const hook = webhook(account.uid, ['link.visited']);
         await store.webhooks.create(hook);
@@ -1169,7 +1169,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         const hour = Math.floor(Date.now() / 3_600_000);
         const visit = { hour, key: 'k', bot: false, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop' } as const;
         await Promise.all(Array.from({ length: 7 }, () => store.resolveLink(code('wv'), undefined, visit)));
-        // The count batch journals them; the statistics fold hands them to the webhooks.
+        // The count batch writes them for the webhook (no fold needed, ADR 24); a fold changes nothing.
         while (await store.foldStats() > 0);
         const collect = () => store.webhooks.collectVisits({ now: new Date().toISOString(), maxVisits: 5, foldAbove: 1000 });
         assert.ok(await collect() >= 1);
@@ -1181,6 +1181,24 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.ok(await collect() >= 1);
         const [second] = await takeAll(hook.id);
         assert.equal((JSON.parse(deliveryData(second!.type, second!.data)) as { visits: unknown[] }).visits.length, 2, 'the rest, none lost');
+      });
+
+      test('the visits of a link deleted right after them are still delivered, every one (issue 23, item 3)', async () => {
+        const account = await createAccount();
+        const hook = webhook(account.uid, ['link.visited']);
+        await store.webhooks.create(hook);
+        await store.createLink(link(account.uid, code('wg')));
+        const hour = Math.floor(Date.now() / 3_600_000);
+        const visit = { hour, key: 'k', bot: false, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop' } as const;
+        const answered = await Promise.all(Array.from({ length: 5 }, () => store.resolveLink(code('wg'), undefined, visit)));
+        assert.equal(answered.filter((row) => row !== undefined).length, 5);
+        assert.equal(await store.deleteLink(code('wg'), account.uid), 'deleted');
+        while (await store.foldStats() > 0);
+        const collect = () => store.webhooks.collectVisits({ now: new Date().toISOString(), maxVisits: 100, foldAbove: 1000 });
+        assert.ok(await collect() >= 1, 'a link.visited event');
+        const visited = (await takeAll(hook.id)).filter((event) => event.type === 'link.visited');
+        const visits = visited.flatMap((event) => (JSON.parse(deliveryData(event.type, event.data)) as { visits: { ShortCode: string }[] }).visits);
+        assert.deepEqual(visits.map((v) => v.ShortCode), Array.from({ length: 5 }, () => code('wg')), 'all 5 answered visits');
       });
 
       test('deleting the webhook or the account removes it with its events', async () => {

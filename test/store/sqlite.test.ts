@@ -63,6 +63,33 @@ function inspect<R>(path: string, read: (db: DatabaseSync) => R): R {
 }
 
 describe('sqlite store', () => {
+  test('the visits of one link, second and classes wait for a link.visited webhook as one row, whatever the batches (ADR 24)', async () => {
+    const file = sqliteFile();
+    try {
+      const store = await file.open();
+      const account = await store.createAccount({ codeHash: 'w'.repeat(64), dateCreated: '2026-01-01T00:00:00.000Z', maxLinks: 20 });
+      await store.webhooks.create({
+        id: `wh_${'7'.repeat(24)}`, accountUid: account.uid, url: 'https://hooks.example/', events: ['link.visited'],
+        dateCreated: '2026-01-01T00:00:00.000Z', sealedSecret: 'v1.x',
+      });
+      await store.createLink({ shortCode: 'busy', pointsTo: 'https://a.example/', createdBy: account.uid, dateCreated: '2026-01-01T00:00:00.000Z' });
+      const hour = Math.floor(Date.now() / 3_600_000);
+      const visit = { hour, key: 'k', bot: false, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop' } as const;
+      const second = new Date().toISOString().slice(0, 19);
+      // Three batches (each awaited) in one second, and one in the next.
+      for (const ms of ['.100Z', '.500Z', '.900Z']) await store.resolveLink('busy', `${second}${ms}`, visit);
+      const next = new Date(Date.parse(`${second}.000Z`) + 1000).toISOString();
+      await store.resolveLink('busy', next, visit);
+      assert.ok(await store.webhooks.collectVisits({ now: new Date().toISOString(), maxVisits: 100, foldAbove: 1000 }) >= 1);
+      const [event] = await store.webhooks.claim({ now: Date.now(), leaseMs: 1000, owner: 't', limit: 10, busyWebhooks: [] });
+      const stored = JSON.parse(event!.data) as { items: { Time: string }[]; counts: number[] };
+      assert.deepEqual(stored.items.map((item) => item.Time), [`${second}.000Z`, next]);
+      assert.deepEqual(stored.counts, [3, 1]);
+    } finally {
+      await file.cleanup();
+    }
+  });
+
   test('puts the database in WAL mode', async () => {
     const file = sqliteFile();
     try {
@@ -105,7 +132,7 @@ describe('sqlite store', () => {
       const tables = inspect(file.path, (db) =>
         (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
           .map((row) => row.name));
-      assert.deepEqual(tables, ['accounts', 'links', 'schema_migrations', 'stats_journal', 'stats_rollups', 'stats_tuples', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks']);
+      assert.deepEqual(tables, ['accounts', 'links', 'schema_migrations', 'stats_rollups', 'stats_tuples', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks']);
     } finally {
       await file.cleanup();
     }

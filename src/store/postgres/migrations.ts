@@ -337,6 +337,29 @@ export const MIGRATIONS: readonly Migration[] = [
   $$;
   `,
   },
+  {
+    version: 10,
+    // The same change as SQLite's migration 6 (ADR 24; numbered 10 here because issue 24's
+    // create function took 9): the journal's rows moved on, the
+    // journal dropped, and the partial index the count statement's webhook copy probes.
+    name: 'visits without a journal',
+    sql: `
+  INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
+    SELECT w.id, l.short_code,
+           substr(coalesce(j.time, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')), 1, 19) || '.000Z',
+           j.bot, j.referrer, j.country, j.browser, j.os, j.device, j.visits
+      FROM stats_journal j
+      JOIN links l ON l.id = j.link_id
+      JOIN webhooks w ON w.account_uid = l.created_by AND w.visited = 1
+     ORDER BY j.id;
+  INSERT INTO stats_tuples (hour, link_id, bot, referrer, country, browser, os, device, visits)
+    SELECT hour, link_id, bot, referrer, country, browser, os, device, sum(visits) FROM stats_journal
+     GROUP BY hour, link_id, bot, referrer, country, browser, os, device
+  ON CONFLICT (hour, link_id, bot, referrer, country, browser, os, device) DO UPDATE SET visits = stats_tuples.visits + excluded.visits;
+  DROP TABLE stats_journal;
+  CREATE INDEX webhooks_visited ON webhooks (account_uid) WHERE visited = 1;
+  `,
+  },
 ];
 
 /**

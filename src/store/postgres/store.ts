@@ -2,7 +2,7 @@ import type postgres from 'postgres';
 import { DEFAULT_STORAGE_TIMEOUT_MS, withDeadline } from '../deadline.ts';
 import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-commit.ts';
 import {
-  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, FOLD_BATCH, foldHoursIntoDaysSql, journalToTuplesSql,
+  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, FOLD_BATCH, foldHoursIntoDaysSql,
   seriesSql, STATS_KEPT_VALUES, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
 } from '../stats-sql.ts';
 import { hourOf, OTHER, type Visit } from '../../stats/visit.ts';
@@ -16,7 +16,7 @@ import { accountCalls } from './accounts.ts';
 import type { PostgresEngine } from './engine.ts';
 import { linkCalls } from './links.ts';
 import { countingCalls } from '../counting-calls.ts';
-import { journalToWebhooksSql } from '../webhooks.ts';
+import { visitSecond } from '../webhooks.ts';
 
 export interface PostgresOptions {
   readonly url: string;
@@ -80,17 +80,29 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         UPDATE links l SET accesses = l.accesses + granted.granted
           FROM granted WHERE l.id = granted.id AND granted.granted > 0
       )${visits.size === 0 ? sql`` : sql`, visits AS (
-        SELECT g.id, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device
+        SELECT g.id, g.short_code, g.created_by, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device
           FROM unnest(${visitColumns(visits)}) AS v(code, position, hour, bot, referrer, country, browser, os, device)
           JOIN granted g ON g.short_code = v.code
          WHERE v.position <= g.granted
-      ), journal AS (
+      ), tallies AS (
+        SELECT id, short_code, created_by, hour, bot, referrer, country, browser, os, device, count(*) AS visits
+          FROM visits GROUP BY id, short_code, created_by, hour, bot, referrer, country, browser, os, device
+      ), tupled AS (
         -- The statistics of the accesses granted (a link's first calls, in arrival order),
-        -- in the same statement as the counts: one row per link and distinct classes, with
-        -- the batch's time (link.visited webhooks get them from the fold, ADR 21).
-        INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits, time)
-        SELECT id, hour, bot, referrer, country, browser, os, device, count(*), ${now}
-          FROM visits GROUP BY id, hour, bot, referrer, country, browser, os, device
+        -- in the same statement as the counts: added to the tuples, one upsert per link and
+        -- distinct classes (ADR 24). Only batches holding the link's row lock reach its
+        -- tuples, so instances cannot deadlock on them.
+        INSERT INTO stats_tuples (hour, link_id, bot, referrer, country, browser, os, device, visits)
+        SELECT hour, id, bot, referrer, country, browser, os, device, visits FROM tallies
+         ORDER BY hour, id, bot, referrer, country, browser, os, device
+        ON CONFLICT (hour, link_id, bot, referrer, country, browser, os, device)
+        DO UPDATE SET visits = stats_tuples.visits + excluded.visits
+      ), hooked AS (
+        -- The same tallies for each link.visited webhook of the link's owner, with the
+        -- shortcode: delivered even when the link is deleted right after (ADR 24).
+        INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
+        SELECT w.id, t.short_code, ${visitSecond(now)}, t.bot, t.referrer, t.country, t.browser, t.os, t.device, t.visits
+          FROM tallies t JOIN webhooks w ON w.account_uid = t.created_by AND w.visited = 1
       )`}
       SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy",
              accesses + granted AS accesses, granted, expires_at AS "expiresAt", max_visits AS "maxVisits", disabled
@@ -106,7 +118,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     return results;
   }, { timeoutMs });
 
-  /** The calls' visits as the nine arrays the journal insert unnests: each with its link and position. */
+  /** The calls' visits as the nine arrays the tuples' insert unnests: each with its link and position. */
   function visitColumns(batch: BatchVisits) {
     const calls: { code: string; position: number; visit: Visit }[] = [];
     for (const [code, list] of batch) {
@@ -135,19 +147,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       // (tests, hosting) do not wait for each other.
       const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}, hashtext(current_schema())) AS locked`;
       if (lock?.locked !== true) return 0;
-      // The journal rows are moved into the tuples inside the server (one row per hour, link
-      // and classes), and the count comes back. Shipping the rows to this process and their
-      // increments back cost ~15 µs of its CPU per visit.
-      const [first] = await tx.unsafe<{ moved: number }[]>(`
-        WITH moved AS (
-          DELETE FROM stats_journal WHERE id IN (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.postgres})
-          RETURNING link_id, hour, bot, referrer, country, browser, os, device, visits, time
-        ), hooked AS (
-          -- The visits of links with link.visited webhooks go on to them (ADR 21), in this statement.
-          ${journalToWebhooksSql('moved', postgresParameter)}
-        ), added AS (${journalToTuplesSql('moved', 'true')})
-        SELECT count(*)::int AS moved FROM moved`, [new Date().toISOString()]);
-      let moved = first?.moved ?? 0;
+      let moved = 0;
       // The tuples of hours that are over go on to the rollups, a chunk per fold, whole link-hours.
       const [end] = await tx.unsafe<{ hour: number; linkId: string }[]>(TUPLE_CHUNK_END, [hoursBefore]);
       const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? String(Number.MAX_SAFE_INTEGER)];

@@ -165,6 +165,33 @@ export const MIGRATIONS: readonly Migration[] = [
   ) WITHOUT ROWID;
   `,
   },
+  {
+    version: 6,
+    // ADR 24: no journal. The count transaction adds its visits to stats_tuples itself, and
+    // writes the visits of links watched by a link.visited webhook to webhook_visits, with
+    // the shortcode (so a link deleted right after keeps them). The rows still in the journal
+    // go where the fold would have taken them (the webhooks' copy first, while their links
+    // are still there to name them), and the journal is dropped. The partial index answers
+    // "is any link.visited webhook registered?", asked once per count batch; the index by
+    // shortcode and second finds the waiting row a batch's visits are added to.
+    name: 'visits without a journal',
+    sql: `
+  INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
+    SELECT w.id, l.short_code, substr(coalesce(j.time, strftime('%Y-%m-%dT%H:%M:%S', 'now')), 1, 19) || '.000Z',
+           j.bot, j.referrer, j.country, j.browser, j.os, j.device, j.visits
+      FROM stats_journal j
+      JOIN links l ON l.id = j.link_id
+      JOIN webhooks w ON w.account_uid = l.created_by AND w.visited = 1
+     ORDER BY j.id;
+  INSERT INTO stats_tuples (hour, link_id, bot, referrer, country, browser, os, device, visits)
+    SELECT hour, link_id, bot, referrer, country, browser, os, device, sum(visits) FROM stats_journal WHERE true
+     GROUP BY hour, link_id, bot, referrer, country, browser, os, device
+  ON CONFLICT (hour, link_id, bot, referrer, country, browser, os, device) DO UPDATE SET visits = stats_tuples.visits + excluded.visits;
+  DROP TABLE stats_journal;
+  CREATE INDEX webhooks_visited ON webhooks (account_uid) WHERE visited = 1;
+  CREATE INDEX webhook_visits_by_second ON webhook_visits (short_code, time);
+  `,
+  },
 ];
 
 /**

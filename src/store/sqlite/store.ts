@@ -5,9 +5,8 @@ import type { SqliteSynchronous } from '../../config.ts';
 import { LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
 import {
-  DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql,
-  JOURNAL_WEBHOOK_COLUMNS, journalToTuplesSql, ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES,
-  tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
+  ADD_TUPLE_SQL, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql,
+  ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
 } from '../stats-sql.ts';
 import { hourOf, OTHER } from '../../stats/visit.ts';
 import { storageUnavailable } from '../errors.ts';
@@ -26,7 +25,7 @@ import { accountCalls } from './accounts.ts';
 import type { SqliteEngine } from './engine.ts';
 import { LINK_STATE_COLUMNS, linkCalls } from './links.ts';
 import { countingCalls } from '../counting-calls.ts';
-import { journalToWebhooksSql } from '../webhooks.ts';
+import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. Missing parent folders are created. */
@@ -54,7 +53,7 @@ export interface SqliteOptions {
 /** SQLite's spelling of parameter N. */
 const sqlite = (n: number): string => `?${n}`;
 
-/** A link row as the count batch returns it: with its id, which the journal records. */
+/** A link row as the count batch returns it: with its id, which the tuples record. */
 type CountedRow = LinkRecord & { readonly linkId?: number };
 
 // Below this, writes that need a new page fail (SQLITE_FULL) although a probe may fit.
@@ -89,19 +88,15 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     ),
     linkState: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
     grantAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING id AS "linkId", ${LINK_COLUMNS}`),
-    journalVisits: db.prepare(
-      `INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits, time)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    lastJournalId: db.prepare(`SELECT max(id) AS last FROM (SELECT id FROM stats_journal ORDER BY id LIMIT ${FOLD_BATCH.sqlite})`),
-    journalToTuples: db.prepare(journalToTuplesSql('stats_journal', 'id <= ?1')),
+    addTuple: db.prepare(ADD_TUPLE_SQL),
+    anyVisitedWebhook: db.prepare(ANY_VISITED_WEBHOOK_SQL),
+    addToWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[0]),
+    newWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[1]),
     tupleChunkEnd: db.prepare(tupleChunkEndSql(sqlite, FOLD_BATCH.sqlite)),
     tuplesToRollups: db.prepare(tuplesToRollupsSql(sqlite)),
     tupleChunkLinkHours: db.prepare(tupleChunkLinkHoursSql(sqlite)),
     deleteTupleChunk: db.prepare(deleteTupleChunkSql(sqlite)),
     rollupRows: db.prepare(ROLLUP_ROWS_SQL),
-    forgetJournal: db.prepare('DELETE FROM stats_journal WHERE id <= ?'),
-    journalToWebhooks: db.prepare(journalToWebhooksSql(`(SELECT ${JOURNAL_WEBHOOK_COLUMNS} FROM stats_journal WHERE id <= ?2)`, sqlite)),
     addToRollup: db.prepare(`INSERT INTO stats_rollups (link_id, hour, dim, value, visits) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`),
     excessValues: db.prepare(excessValuesSql(sqlite)),
@@ -200,15 +195,24 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
         const counted = granted > 0 ? statements.grantAccesses.get(granted, code) as unknown as CountedRow : state;
         results.set(code, { row: counted, accesses: counted.accesses, granted, refused: refused ?? 'visit_limit' });
       }
-      // The statistics of the accesses granted commit with their counts: appended to the
-      // journal's tail, one row per link and distinct classes.
+      // The statistics of the accesses granted commit with their counts: added to the
+      // tuples, one upsert per link and distinct classes (ADR 24). The visits of links whose
+      // owner has a link.visited webhook are also written for it, with their shortcode, here:
+      // one probe per batch finds whether any such webhook exists at all.
       if (visits.size > 0) {
+        const watched = statements.anyVisitedWebhook.get() !== undefined;
+        const second = visitSecond(now);
         for (const [code, result] of results) {
           const linkId = result.row.linkId;
           if (linkId === undefined) continue; // nothing granted
-          // With the batch's time: link.visited webhooks get these rows when they are folded.
           for (const { visit, count } of grantedVisits(visits.get(code), result.granted ?? increments.get(code)!)) {
-            statements.journalVisits.run(linkId, visit.hour, visit.bot ? 1 : 0, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count, now);
+            const bot = visit.bot ? 1 : 0;
+            statements.addTuple.run(visit.hour, linkId, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count);
+            if (watched) {
+              const row = [result.row.shortCode, second, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count, result.row.createdBy] as const;
+              statements.addToWaitingVisits.run(...row);
+              statements.newWaitingVisits.run(...row);
+            }
           }
         }
       }
@@ -230,19 +234,11 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   }
 
   /**
-   * One fold, in a write transaction: a chunk of journal rows into the tuples, a chunk of the
-   * tuples of hours that are over into the rollups, and (`daysBeforeHour`) old hours into days.
-   * Answers how many journal rows and tuples it moved.
+   * One fold, in a write transaction: a chunk of the tuples of hours that are over into the
+   * rollups, and (`daysBeforeHour`) old hours into days. Answers how many tuples it moved.
    */
   function fold(hoursBefore: number, daysBeforeHour: number | undefined): number {
-    const { last } = statements.lastJournalId.get() as { last: number | null };
     let moved = 0;
-    if (last !== null) {
-      // The visits of links with link.visited webhooks go on to them (ADR 21), in this transaction.
-      statements.journalToWebhooks.run(new Date().toISOString(), last);
-      statements.journalToTuples.run(last);
-      moved += Number(statements.forgetJournal.run(last).changes);
-    }
     // Up to the chunk's last (hour, link), or all of them when fewer are left.
     const end = statements.tupleChunkEnd.get(hoursBefore) as { hour: number; linkId: number } | undefined;
     const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? Number.MAX_SAFE_INTEGER] as const;
