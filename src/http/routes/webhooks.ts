@@ -41,7 +41,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
   app.post(
     '/v1/webhooks',
     {
-      config: { operation: Operation.CreateWebhook },
+      config: { operation: Operation.ManageWebhooks },
       onRequest: authenticate,
       schema: {
         operationId: 'createWebhook',
@@ -59,7 +59,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         response: {
           200: CreatedWebhookSchema,
-          ...errorResponses(Operation.CreateWebhook, [400, 401, 403, 413, 415, 429, 503]),
+          ...errorResponses(Operation.ManageWebhooks, [400, 401, 403, 413, 415, 429, 503]),
         },
       },
     },
@@ -78,7 +78,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
   app.get(
     '/v1/webhooks',
     {
-      config: { operation: Operation.ListWebhooks },
+      config: { operation: Operation.ManageWebhooks },
       onRequest: authenticate,
       schema: {
         operationId: 'listWebhooks',
@@ -88,7 +88,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
         querystring: Type.Object({ auth: WebhookIdQuery.properties.auth }),
         response: {
           200: Type.Array(WebhookSchema, { description: 'The account\'s webhooks, oldest first' }),
-          ...errorResponses(Operation.ListWebhooks, [400, 401, 403, 429, 503]),
+          ...errorResponses(Operation.ManageWebhooks, [400, 401, 403, 429, 503]),
         },
       },
     },
@@ -101,7 +101,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
   app.delete(
     '/v1/webhooks',
     {
-      config: { operation: Operation.DeleteWebhook },
+      config: { operation: Operation.ManageWebhooks },
       onRequest: authenticate,
       schema: {
         operationId: 'deleteWebhook',
@@ -112,7 +112,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
         querystring: WebhookIdQuery,
         response: {
           200: textResponse('Deleted', 'Success'),
-          ...errorResponses(Operation.DeleteWebhook, [400, 401, 403, 404, 429, 503]),
+          ...errorResponses(Operation.ManageWebhooks, [400, 401, 403, 404, 429, 503]),
         },
       },
     },
@@ -127,7 +127,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
   app.get(
     '/v1/webhooks/deliveries',
     {
-      config: { operation: Operation.ListDeliveries },
+      config: { operation: Operation.ManageWebhooks },
       onRequest: authenticate,
       schema: {
         operationId: 'listWebhookDeliveries',
@@ -137,7 +137,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
         querystring: WebhookIdQuery,
         response: {
           200: Type.Array(DeliverySchema, { description: 'Attempts, newest first' }),
-          ...errorResponses(Operation.ListDeliveries, [400, 401, 403, 404, 429, 503]),
+          ...errorResponses(Operation.ManageWebhooks, [400, 401, 403, 404, 429, 503]),
         },
       },
     },
