@@ -1,4 +1,5 @@
 import type { Administration } from './admin.ts';
+import type { StreamSlotStore } from './stream-slots.ts';
 import type { WebhookStore } from './webhooks.ts';
 
 /**
@@ -152,6 +153,9 @@ export interface Store extends Administration {
    * same id as the webhook deliveries); a fresh one when omitted.
    */
   readonly webhooks: WebhookStore;
+
+  /** The leases of live event streams: the per-account cap across processes, and their credentials' checks. */
+  readonly streamSlots: StreamSlotStore;
 
   createAccount(account: NewAccount): Promise<AccountRecord>;
   findAccountByCodeHash(codeHash: string): Promise<AccountRecord | undefined>;

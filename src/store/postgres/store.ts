@@ -18,6 +18,7 @@ import type {
 import { administration } from './administration.ts';
 import { connect } from './connection.ts';
 import { guarded, refusedByServer } from './errors.ts';
+import { prepareStreamSlots } from './stream-slots.ts';
 import { prepareWebhooks } from './webhooks.ts';
 import { EventType } from '../../events/events.ts';
 import { accountRotatedData, linkDetailsData, newEventId, newLinkData } from '../../events/payloads.ts';
@@ -261,6 +262,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   return {
     engine: 'postgres',
     webhooks: webhooks.store,
+    streamSlots: prepareStreamSlots(sql, timed),
 
     createAccount(account: NewAccount) {
       return accountCreates.run(account);

@@ -28,6 +28,7 @@ import { startCheckpointer } from './checkpointer.ts';
 import { connect } from './connection.ts';
 import { guarded, translateError } from './errors.ts';
 import { createWriteBatch } from './write-batch.ts';
+import { prepareStreamSlots } from './stream-slots.ts';
 import { prepareWebhooks } from './webhooks.ts';
 import { journalToWebhooksSql } from '../webhooks.ts';
 import { EventType } from '../../events/events.ts';
@@ -352,6 +353,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   return {
     engine: 'sqlite',
     webhooks: webhooks.store,
+    streamSlots: prepareStreamSlots(db, read, writes),
 
     createAccount(account: NewAccount) {
       return writes.run(

@@ -1,0 +1,66 @@
+/**
+ * Slots of live event streams (`GET /v1/events`, CONTRACT §7.5, ADR 19), kept in the database
+ * every process shares, so that the per-account cap counts the streams of every worker and
+ * instance, and so that each process can ask, in one query, which of its streams still have
+ * a valid credential (the account exists, its access code is the one the stream was opened
+ * with, and it is not disabled).
+ *
+ * A slot is a lease: its holder (one process) renews all of its slots together, releases
+ * each when its stream ends, and the slots of a process that died without releasing them
+ * run out after `leaseMs` and are swept by whoever renews or takes a slot next.
+ */
+
+export interface StreamSlot {
+  /** Unique per stream. */
+  readonly id: string;
+  readonly accountUid: number;
+  /** The digest of the access code the stream was opened with. */
+  readonly codeHash: string;
+  /** The process holding it (one name per process start). */
+  readonly holder: string;
+}
+
+/**
+ * `acquired`; `full` (the account holds `perAccount` unexpired slots); `invalid` (no such
+ * account, or its access code is no longer this one); `disabled`.
+ */
+export type AcquireResult = 'acquired' | 'full' | 'invalid' | 'disabled';
+
+export interface StreamSlotStore {
+  /**
+   * Takes a slot for the stream, leased until `now + leaseMs` (milliseconds since the epoch),
+   * if its credential is current and the account holds fewer than `perAccount` unexpired
+   * slots; settled under the account row's lock, so two processes never both take the last.
+   */
+  acquire(slot: StreamSlot, options: { readonly now: number; readonly leaseMs: number; readonly perAccount: number }): Promise<AcquireResult>;
+  /** The ids of `holder`'s slots whose credential is still current (a swept slot is not). */
+  current(holder: string): Promise<string[]>;
+  /** Extends every slot of `holder` to `now + leaseMs`, and sweeps every slot that ran out. */
+  renew(holder: string, options: { readonly now: number; readonly leaseMs: number }): Promise<void>;
+  /** Gives the slots back. */
+  release(ids: readonly string[]): Promise<void>;
+}
+
+/** The statements both engines run, with the engine's placeholders. */
+export function streamSlotSql(p: (n: number) => string, { disabledFalse }: { disabledFalse: string }) {
+  return {
+    /** The account's credential as it stands: (code_hash = the slot's, disabled). */
+    account: `SELECT code_hash = ${p(2)} AS current, disabled FROM accounts WHERE uid = ${p(1)}`,
+    sweepAccount: `DELETE FROM stream_slots WHERE account_uid = ${p(1)} AND expires_at <= ${p(2)}`,
+    held: `SELECT count(*) AS held FROM stream_slots WHERE account_uid = ${p(1)}`,
+    insert: `INSERT INTO stream_slots (id, account_uid, code_hash, holder, expires_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})`,
+    current: `SELECT s.id FROM stream_slots s JOIN accounts a ON a.uid = s.account_uid AND a.code_hash = s.code_hash
+                WHERE s.holder = ${p(1)} AND a.disabled = ${disabledFalse}`,
+    renew: `UPDATE stream_slots SET expires_at = ${p(2)} WHERE holder = ${p(1)}`,
+    sweep: `DELETE FROM stream_slots WHERE expires_at <= ${p(1)}`,
+  };
+}
+
+/** What `acquire` makes of the account's row and its count of slots. */
+export function acquireResult(account: { current: unknown; disabled: unknown } | undefined, held: number, perAccount: number): AcquireResult | undefined {
+  if (account === undefined || !truthy(account.current)) return 'invalid';
+  if (truthy(account.disabled)) return 'disabled';
+  return held >= perAccount ? 'full' : undefined;
+}
+
+const truthy = (value: unknown): boolean => value === true || value === 1 || value === 1n;
