@@ -35,7 +35,9 @@ export interface StreamLeases {
    * gives the slot back (call it when the stream ends, whatever ended it).
    */
   acquire(accountUid: number, codeHash: string, perAccount: number, revoked: () => void): Promise<{ result: Exclude<AcquireResult, 'acquired'> } | { result: 'acquired'; release: () => void }>;
-  /** Stops checking and gives back every slot still held. */
+  /** Checks the credentials now rather than at the next tick (an `account.rotated` was heard). */
+  checkSoon(): void;
+  /** Stops checking and gives back every slot still held (and waits for releases under way). */
   close(): Promise<void>;
 }
 
@@ -53,13 +55,22 @@ export function createStreamLeases({
   let seq = 0;
   let timer: NodeJS.Timeout | undefined;
   let checking = false;
+  let again = false;
+  // Releases under way: close() waits for them, so none reaches a store already closed.
+  const releasing = new Set<Promise<void>>();
   let renewedAt = clock();
   let closed = false;
+
+  function giveBack(ids: readonly string[]): void {
+    const pending = slots.release(ids).catch(onError);
+    releasing.add(pending);
+    void pending.finally(() => releasing.delete(pending));
+  }
 
   function release(id: string): void {
     if (!held.delete(id)) return;
     if (held.size === 0) stop();
-    slots.release([id]).catch(onError);
+    giveBack([id]);
   }
 
   function stop(): void {
@@ -67,9 +78,14 @@ export function createStreamLeases({
     timer = undefined;
   }
 
-  async function tick(): Promise<void> {
-    if (checking) return;
+  /** One check (and renewal when due); `soon` asks for another after one under way, whose answer may predate the change. */
+  async function tick(soon = false): Promise<void> {
+    if (checking) {
+      again ||= soon;
+      return;
+    }
     checking = true;
+    again = false;
     try {
       const upTo = seq;
       const current = new Set(await slots.current(holder));
@@ -88,6 +104,7 @@ export function createStreamLeases({
     } finally {
       checking = false;
     }
+    if (again && held.size > 0) await tick();
   }
 
   return {
@@ -96,7 +113,7 @@ export function createStreamLeases({
       const result = await slots.acquire({ id, accountUid, codeHash, holder }, { now: clock(), leaseMs, perAccount });
       if (result !== 'acquired') return { result };
       if (closed) {
-        slots.release([id]).catch(onError);
+        giveBack([id]);
         return { result: 'full' };
       }
       held.set(id, { revoked, seq: seq++ });
@@ -109,12 +126,17 @@ export function createStreamLeases({
       return { result: 'acquired', release: () => release(id) };
     },
 
+    checkSoon() {
+      if (held.size > 0 && !closed) void tick(true);
+    },
+
     async close() {
       closed = true;
       stop();
       const ids = [...held.keys()];
       held.clear();
-      if (ids.length > 0) await slots.release(ids).catch(onError);
+      if (ids.length > 0) giveBack(ids);
+      await Promise.all(releasing);
     },
   };
 }

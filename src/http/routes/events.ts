@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashAccessCode } from '../../accounts/access-code.ts';
 import { accountDisabled, assertActive } from '../../accounts/account-service.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
-import type { LiveEvents, ServiceEvent } from '../../events/events.ts';
+import { EventType, type LiveEvents, type ServiceEvent } from '../../events/events.ts';
 import { createStreamLeases } from '../../events/stream-leases.ts';
 import type { StreamSlotStore } from '../../store/stream-slots.ts';
 import { EventSchema } from '../event-schemas.ts';
@@ -200,6 +200,8 @@ export function registerEventRoutes(app: FastifyInstance, { live, slots, onSlotE
           return;
         }
         stream.write(sseFrame(event));
+        // The account's code changed: the streams of the old one end now, not at the next check.
+        if (event.type === EventType.AccountRotated) leases.checkSoon();
       });
       const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), bounds.heartbeatMs);
       heartbeat.unref();
