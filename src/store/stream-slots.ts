@@ -7,7 +7,7 @@
  *
  * A slot is a lease: its holder (one process) renews all of its slots together, releases
  * each when its stream ends, and the slots of a process that died without releasing them
- * run out after `leaseMs` and are swept by whoever renews or takes a slot next.
+ * run out after `leaseMs`: they stop counting then, and the next renewal sweeps them.
  */
 
 export interface StreamSlot {
@@ -42,17 +42,18 @@ export interface StreamSlotStore {
 }
 
 /** The statements both engines run, with the engine's placeholders. */
-export function streamSlotSql(p: (n: number) => string, { disabledFalse }: { disabledFalse: string }) {
+export function streamSlotSql(p: (n: number) => string, { disabledFalse, skipLocked }: { disabledFalse: string; skipLocked: string }) {
   return {
     /** The account's credential as it stands: (code_hash = the slot's, disabled). */
     account: `SELECT code_hash = ${p(2)} AS current, disabled FROM accounts WHERE uid = ${p(1)}`,
-    sweepAccount: `DELETE FROM stream_slots WHERE account_uid = ${p(1)} AND expires_at <= ${p(2)}`,
-    held: `SELECT count(*) AS held FROM stream_slots WHERE account_uid = ${p(1)}`,
+    // Lapsed slots are not counted here, only swept by renewals: taking a slot locks no other slot's row.
+    held: `SELECT count(*) AS held FROM stream_slots WHERE account_uid = ${p(1)} AND expires_at > ${p(2)}`,
     insert: `INSERT INTO stream_slots (id, account_uid, code_hash, holder, expires_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})`,
     current: `SELECT s.id FROM stream_slots s JOIN accounts a ON a.uid = s.account_uid AND a.code_hash = s.code_hash
                 WHERE s.holder = ${p(1)} AND a.disabled = ${disabledFalse}`,
     renew: `UPDATE stream_slots SET expires_at = ${p(2)} WHERE holder = ${p(1)}`,
-    sweep: `DELETE FROM stream_slots WHERE expires_at <= ${p(1)}`,
+    // Rows another process is sweeping are left to it (PostgreSQL), so two sweeps never deadlock.
+    sweep: `DELETE FROM stream_slots WHERE id IN (SELECT id FROM stream_slots WHERE expires_at <= ${p(1)}${skipLocked})`,
   };
 }
 

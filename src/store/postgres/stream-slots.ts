@@ -10,13 +10,12 @@ import type { Sql } from './connection.ts';
 const postgres = (n: number): string => `$${n}`;
 
 export function prepareStreamSlots(sql: Sql, timed: <R>(work: () => PromiseLike<R>) => Promise<Awaited<R>>): StreamSlotStore {
-  const text = streamSlotSql(postgres, { disabledFalse: 'false' });
+  const text = streamSlotSql(postgres, { disabledFalse: 'false', skipLocked: ' FOR UPDATE SKIP LOCKED' });
   return {
     acquire(slot, { now, leaseMs, perAccount }) {
       return timed(() => sql.begin(async (tx) => {
         const [account] = await tx.unsafe<{ current: boolean; disabled: boolean }[]>(`${text.account} FOR UPDATE`, [slot.accountUid, slot.codeHash]);
-        await tx.unsafe(text.sweepAccount, [slot.accountUid, now]);
-        const [count] = await tx.unsafe<{ held: string }[]>(text.held, [slot.accountUid]);
+        const [count] = await tx.unsafe<{ held: string }[]>(text.held, [slot.accountUid, now]);
         const refused = acquireResult(account, Number(count?.held ?? 0), perAccount);
         if (refused !== undefined) return refused;
         await tx.unsafe(text.insert, [slot.id, slot.accountUid, slot.codeHash, slot.holder, now + leaseMs]);

@@ -10,10 +10,9 @@ import type { WriteBatch } from './write-batch.ts';
 const sqlite = (n: number): string => `?${n}`;
 
 export function prepareStreamSlots(db: DatabaseSync, read: <R>(work: () => R) => Promise<R>, writes: WriteBatch): StreamSlotStore {
-  const text = streamSlotSql(sqlite, { disabledFalse: '0' });
+  const text = streamSlotSql(sqlite, { disabledFalse: '0', skipLocked: '' });
   const statements = {
     account: db.prepare(text.account),
-    sweepAccount: db.prepare(text.sweepAccount),
     held: db.prepare(text.held),
     insert: db.prepare(text.insert),
     current: db.prepare(text.current),
@@ -25,8 +24,7 @@ export function prepareStreamSlots(db: DatabaseSync, read: <R>(work: () => R) =>
     acquire(slot, { now, leaseMs, perAccount }) {
       return writes.run(() => {
         const account = statements.account.get(slot.accountUid, slot.codeHash) as { current: number; disabled: number } | undefined;
-        statements.sweepAccount.run(slot.accountUid, now);
-        const { held } = statements.held.get(slot.accountUid) as { held: number };
+        const { held } = statements.held.get(slot.accountUid, now) as { held: number };
         const refused = acquireResult(account, held, perAccount);
         if (refused !== undefined) return refused;
         statements.insert.run(slot.id, slot.accountUid, slot.codeHash, slot.holder, now + leaseMs);
