@@ -178,7 +178,7 @@ describe('GET /v1/events and its credential', () => {
       // The old code opens nothing any more, even where it is still cached.
       assert.equal((await open(other.base, rotating.code)).status, 401);
       await waitFor(() => here.ended() && there.ended(), 'the old code\'s streams to end');
-      assert.ok(there.comments.includes('the access code is no longer valid'));
+      assert.ok(there.comments.includes('revoked'));
       // The new code's stream stays and hears the account's changes.
       const renewed = await open(base, fresh);
       assert.equal(renewed.status, 200);

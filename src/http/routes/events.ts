@@ -179,8 +179,9 @@ export function registerEventRoutes(app: FastifyInstance, { live, slots, onSlotE
       const account = admit(request);
       const stream = new PassThrough();
       // The slot is taken against the database: the credential as it stands now (the account
-      // cache may be up to its lifetime behind), and the cap across every process.
-      const lease = await leases.acquire(account.uid, hashAccessCode(account.accessCode), bounds.perAccount, () => stream.end(': the access code is no longer valid\n\n'));
+      // cache may be up to its lifetime behind), and the cap across every process. Once the
+      // credential stops being valid (rotated, disabled, deleted), the stream ends with `: revoked`.
+      const lease = await leases.acquire(account.uid, hashAccessCode(account.accessCode), bounds.perAccount, () => stream.end(': revoked\n\n'));
       if (lease.result !== 'acquired') {
         if (lease.result === 'invalid') throw new DomainError(ErrorCode.Unauthenticated, 'the access code is not valid');
         if (lease.result === 'disabled') throw accountDisabled();
