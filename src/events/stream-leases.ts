@@ -35,8 +35,12 @@ export interface StreamLeases {
    * gives the slot back (call it when the stream ends, whatever ended it).
    */
   acquire(accountUid: number, codeHash: string, perAccount: number, revoked: () => void): Promise<{ result: Exclude<AcquireResult, 'acquired'> } | { result: 'acquired'; release: () => void }>;
-  /** Checks the credentials now rather than at the next tick (an `account.rotated` was heard). */
-  checkSoon(): void;
+  /**
+   * Checks the credentials now rather than at the next tick (an `account.rotated` was heard);
+   * resolves once a check that began after this call has ended (revoking what it found),
+   * or failed.
+   */
+  checkSoon(): Promise<void>;
   /** Stops checking and gives back every slot still held (and waits for releases under way). */
   close(): Promise<void>;
 }
@@ -56,6 +60,8 @@ export function createStreamLeases({
   let timer: NodeJS.Timeout | undefined;
   let checking = false;
   let again = false;
+  // Told when the next check to begin has ended.
+  let waiting: (() => void)[] = [];
   // Releases under way: close() waits for them, so none reaches a store already closed.
   const releasing = new Set<Promise<void>>();
   let renewedAt = clock();
@@ -86,6 +92,8 @@ export function createStreamLeases({
     }
     checking = true;
     again = false;
+    const told = waiting;
+    waiting = [];
     try {
       const upTo = seq;
       const current = new Set(await slots.current(holder));
@@ -103,8 +111,9 @@ export function createStreamLeases({
       onError(error);
     } finally {
       checking = false;
+      for (const tell of told) tell();
     }
-    if (again && held.size > 0) await tick();
+    if (again) await tick();
   }
 
   return {
@@ -127,12 +136,16 @@ export function createStreamLeases({
     },
 
     checkSoon() {
-      if (held.size > 0 && !closed) void tick(true);
+      if (closed) return Promise.resolve();
+      const checked = new Promise<void>((resolve) => waiting.push(resolve));
+      void tick(true);
+      return checked;
     },
 
     async close() {
       closed = true;
       stop();
+      for (const tell of waiting.splice(0)) tell();
       const ids = [...held.keys()];
       held.clear();
       if (ids.length > 0) giveBack(ids);

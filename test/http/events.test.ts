@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { hashAccessCode } from '../../src/accounts/access-code.ts';
 import { buildApp } from '../../src/app.ts';
+import type { Store } from '../../src/store/store.ts';
 import { newAccount } from '../helpers/app.ts';
 import { openEventStream, type EventStream } from '../helpers/event-stream.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -16,8 +17,8 @@ import { appFor, createLinkOk, listen } from './support.ts';
 const TARGET = 'https://example.com/';
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
-async function started(t: Parameters<typeof appFor>[0], overrides: Parameters<typeof appFor>[1] = {}) {
-  const testApp = await appFor(t, overrides);
+async function started(t: Parameters<typeof appFor>[0], overrides: Parameters<typeof appFor>[1] = {}, extra: Parameters<typeof appFor>[2] = {}) {
+  const testApp = await appFor(t, overrides, extra);
   const { host, port } = await listen(testApp.app);
   return { ...testApp, base: `http://${host}:${port}` };
 }
@@ -210,6 +211,34 @@ describe('GET /v1/events and its credential', () => {
       streams.forEach((s) => s.close());
       await other.app.close();
     }
+  });
+
+  test('after a rotation, a change made at once with the new code never reaches the old code\'s stream', async (t) => {
+    // A slow database: every credential check answers only once the link below is made.
+    let linkMade!: () => void;
+    const gate = new Promise<void>((resolve) => (linkMade = resolve));
+    const slowChecks = (store: Store): Store => new Proxy(store, {
+      get: (target, name, receiver) => (name !== 'streamSlots' ? Reflect.get(target, name, receiver) : {
+        ...target.streamSlots,
+        current: async (holder: string) => {
+          const answer = await target.streamSlots.current(holder);
+          await gate;
+          return answer;
+        },
+      }),
+    });
+    const { app, base } = await started(t, {}, { wrapStore: slowChecks });
+    const { code } = await newAccount(app);
+    const old = await openEventStream(base, { authorization: `Bearer ${code}` });
+    t.after(() => old.close());
+    const rotated = await app.inject({ method: 'POST', url: '/v1/rotate_access_code', query: { auth: code } });
+    assert.equal(rotated.statusCode, 200, rotated.body);
+    const fresh = (rotated.json() as { AccessCode: string }).AccessCode;
+    // No wait: the link is made while the old stream may still be open.
+    await createLinkOk(app, fresh, { url: 'https://example.com/secret-target', title: 'made with the new code' });
+    linkMade();
+    await waitFor(() => old.ended(), 'the old code\'s stream to end');
+    assert.deepEqual(old.events.map((e) => e.event), ['account.rotated']);
   });
 
   test('the cap of 10 streams per account counts the streams of every instance; an ended one frees its slot for all', async (t) => {

@@ -108,7 +108,25 @@ test('checkSoon checks at once, without waiting for the next tick', async () => 
   const ended: string[] = [];
   await leases.acquire(1, 'code', 10, () => ended.push('s'));
   store.valid.delete('code');
-  leases.checkSoon();
-  await waitFor(() => ended.length === 1, 'the stream to end');
+  await leases.checkSoon();
+  assert.deepEqual(ended, ['s'], 'ended by the time checkSoon resolves');
+  await leases.close();
+});
+
+test('checkSoon while a check is under way waits for the next one, whose answer follows the change', async () => {
+  const store = memorySlots();
+  store.valid.add('code');
+  const leases = createStreamLeases({ slots: store.slots, checkMs: 5 });
+  const ended: string[] = [];
+  await leases.acquire(1, 'code', 10, () => ended.push('s'));
+  const open = store.hold();
+  const before = store.calls();
+  await waitFor(() => store.calls() > before, 'a check to begin');
+  // The check under way read the slots before the change.
+  store.valid.delete('code');
+  const checked = leases.checkSoon();
+  open();
+  await checked;
+  assert.deepEqual(ended, ['s']);
   await leases.close();
 });

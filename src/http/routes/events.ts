@@ -194,15 +194,33 @@ export function registerEventRoutes(app: FastifyInstance, { live, slots, onSlotE
       }
 
       open.add(stream);
-      const unsubscribe = live.subscribe(String(account.uid), (event) => {
-        if (stream.writableLength > bounds.maxQueuedBytes) {
+      // After an account.rotated, the events that follow wait until a check has said whether
+      // this stream's code is the old one: a change made with the new code never reaches it.
+      let waiting: string[] | undefined;
+      let waitingBytes = 0;
+      const send = (frame: string) => {
+        if (stream.writableLength + waitingBytes > bounds.maxQueuedBytes) {
           // The reader has fallen behind by a megabyte: it reconnects, live again.
           stream.destroy();
           return;
         }
-        stream.write(sseFrame(event));
-        // The account's code changed: the streams of the old one end now, not at the next check.
-        if (event.type === EventType.AccountRotated) leases.checkSoon();
+        if (waiting === undefined) stream.write(frame);
+        else {
+          waiting.push(frame);
+          waitingBytes += frame.length;
+        }
+      };
+      const unsubscribe = live.subscribe(String(account.uid), (event) => {
+        send(sseFrame(event));
+        if (event.type !== EventType.AccountRotated || waiting !== undefined) return;
+        waiting = [];
+        void leases.checkSoon().then(() => {
+          const frames = waiting ?? [];
+          waiting = undefined;
+          waitingBytes = 0;
+          // Revoked meanwhile: the stream has ended and writes nothing more.
+          if (!stream.writableEnded && !stream.destroyed) for (const frame of frames) stream.write(frame);
+        });
       });
       const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), bounds.heartbeatMs);
       heartbeat.unref();
