@@ -73,7 +73,14 @@ export async function buildApp({
   registerResolveRoutes(app, {
     links, rateLimits, redirectStatus: config.redirectStatus, visitOf, onVisit: (visit) => metrics.visitRecorded(visit.bot),
   });
-  registerEventRoutes(app, { live, authenticate, untimed: (reply) => requestDeadline.finish(reply), isClosing: stopping });
+  registerEventRoutes(app, {
+    live,
+    slots: store.streamSlots,
+    onSlotError: (error) => app.log.warn({ err: error }, 'event streams: checking or renewing their slots failed; tried again shortly'),
+    authenticate,
+    untimed: (reply) => requestDeadline.finish(reply),
+    isClosing: stopping,
+  });
   if (config.adminToken !== undefined) {
     const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid), events: events.links });
     registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl });

@@ -19,6 +19,14 @@ function hasSeveralHosts(rawHeaders: readonly string[]): boolean {
 }
 
 /**
+ * True when every expectation the `Expect` list names is one this server meets: only
+ * `100-continue` (RFC 9110 §10.1.1; the field is a comma-separated list).
+ */
+export function expectationsMet(expect: string): boolean {
+  return expect.split(',').every((item) => item.trim().toLowerCase() === '100-continue');
+}
+
+/**
  * Headers every answer carries, and the refusal of requests HTTP itself forbids: a Host-less
  * or several-Host HTTP/1.1 request (RFC 9112 §3.2: 400), and an expectation other than
  * `100-continue` (RFC 9110 §10.1.1: 417), in the contract's plain text.
@@ -27,6 +35,13 @@ export function registerRequestHooks(app: FastifyInstance, { inspectForwarded }:
   // Node answers an unknown Expect with a bare 417 itself unless someone listens for it;
   // listening hands the request to Fastify like any other, and the hook below refuses it.
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
+  // Node sends `100 Continue` for any list that mentions 100-continue (`100-continue, bogus`
+  // too) unless someone listens: only a list of nothing else is told to go on; the rest is
+  // handed over without it and refused below, so the client never sends its body.
+  app.server.on('checkContinue', (req, res) => {
+    if (expectationsMet(String(req.headers.expect))) res.writeContinue();
+    app.server.emit('request', req, res);
+  });
   // Callback style on purpose: this runs on every request, and an async hook costs a promise.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-content-type-options', 'nosniff');
@@ -41,7 +56,7 @@ export function registerRequestHooks(app: FastifyInstance, { inspectForwarded }:
       return;
     }
     const expect = headers.expect;
-    if (expect !== undefined && expect.toLowerCase() !== '100-continue') {
+    if (expect !== undefined && !expectationsMet(expect)) {
       sendError(reply, Operation.Other, 417, 'the Expect header is not supported (only 100-continue is)');
       return;
     }

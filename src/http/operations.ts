@@ -11,10 +11,8 @@ export const Operation = {
   RotateAccessCode: 'rotate access code',
   DeleteAccount: 'delete account',
   Administer: 'administer',
-  CreateWebhook: 'create webhook',
-  ListWebhooks: 'list webhooks',
-  DeleteWebhook: 'delete webhook',
-  ListDeliveries: 'list webhook deliveries',
+  /** Every `/v1/webhooks…` call (CONTRACT §2 names one operation for all of them). */
+  ManageWebhooks: 'manage webhooks',
   Other: 'handle request',
 } as const;
 

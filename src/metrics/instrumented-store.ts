@@ -37,6 +37,7 @@ export function instrumentStore(store: Store, metrics: Metrics, observe: Observe
     engine: store.engine,
     // Off the request path but for the CRUD calls; the dispatcher keeps its own metrics.
     webhooks: store.webhooks,
+    streamSlots: store.streamSlots,
     createAccount: timed('createAccount', (account) => store.createAccount(account)),
     findAccountByCodeHash: timed('findAccountByCodeHash', (hash) => store.findAccountByCodeHash(hash)),
     createLink: timed('createLink', (link) => store.createLink(link)),

@@ -3,6 +3,7 @@
  * built from the store's sums: a zero-filled series per interval (UTC) and top lists of at
  * most 50 values per dimension, the rest summed as `(other)`.
  */
+import { assertActive } from '../accounts/account-service.ts';
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
 import type { AccountRecord } from '../accounts/account-store.ts';
 import type { LinkStore } from '../links/link-store.ts';
@@ -81,6 +82,8 @@ export function createStatsService({ store, clock }: { store: StatsStore & Pick<
         if (link === undefined) throw new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
         if (link.createdBy !== account.uid) throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');
       }
+      // A disabled account reads nothing (CONTRACT §7.3), refused last as §7 orders.
+      assertActive(account);
       // 2. Every hour the period touches.
       const fromHour = Math.floor(from.getTime() / HOUR_MS);
       const toHour = Math.ceil(to.getTime() / HOUR_MS);

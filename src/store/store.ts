@@ -10,6 +10,7 @@ import type { Administration } from '../admin/administration.ts';
 import type { LinkStore } from '../links/link-store.ts';
 import type { StatsStore } from '../stats/stats-store.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
+import type { StreamSlotStore } from '../events/stream-slot-store.ts';
 
 // The records, where the engines and tests have always found them.
 export type { AccountRecord, AccountStore, NewAccount } from '../accounts/account-store.ts';
@@ -41,6 +42,9 @@ export interface Store extends AccountStore, LinkStore, StatsStore, Administrati
    * same id as the webhook deliveries); a fresh one when omitted.
    */
   readonly webhooks: WebhookStore;
+
+  /** The leases of live event streams: the per-account cap across processes, and their credentials' checks. */
+  readonly streamSlots: StreamSlotStore;
 
   /**
    * Resolves when the database answers a trivial query; with `write`, when it also commits a

@@ -433,7 +433,7 @@ describe('commands against a running server', () => {
 
     const bad = await cli(['webhooks', 'add', 'ftp://example.com/'], { env });
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /Unable to create webhook: url must use http or https \(HTTP 400\)/);
+    assert.match(bad.stderr, /Unable to manage webhooks: url must use http or https \(HTTP 400\)/);
 
     const deleted = await cli(['webhooks', 'delete', webhook.Id], { env });
     assert.equal(deleted.stdout, `Deleted ${webhook.Id}\n`);

@@ -2,10 +2,13 @@
  * CONTRACT §7.2-7.3 across processes: two instances on one PostgreSQL database, each with
  * WORKERS=2 (four processes, each with its own account cache). After a rotation, a deletion
  * or an administrator's disable answered by one process, the old state must be refused by
- * every process within 1 s. Every worker's cache is warmed with the old state first.
+ * every process within 1 s. Every worker's cache is warmed with the old state first. Live
+ * event streams opened with the old state end on every process, and their per-account cap
+ * counts the streams of all four.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { openEventStream, type EventStream } from '../helpers/event-stream.ts';
 import { cleanup, startServer, type ServerProcess } from '../helpers/process.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -84,6 +87,49 @@ describe('account changes reach every process within 1 s (2 instances × WORKERS
       await database?.drop();
     }
   });
+
+  /** Streams of `code` opened in turn on each server (each on its own connection, so on both workers). */
+  async function openStreams(code: string, count: number): Promise<EventStream[]> {
+    const streams: EventStream[] = [];
+    for (let i = 0; i < count; i++) streams.push(await openEventStream(servers[i % servers.length]!.url, { authorization: `Bearer ${code}` }));
+    return streams;
+  }
+
+  test('the cap of 10 event streams per account counts the streams of all four processes', { timeout: 60_000 }, async () => {
+    const { code } = await newAccount(servers[0]!);
+    const streams = await openStreams(code, 25);
+    try {
+      const opened = streams.filter((s) => s.status === 200);
+      assert.equal(opened.length, 10, `streams opened: ${opened.length} of 25`);
+      assert.ok(streams.filter((s) => s.status !== 200).every((s) => s.status === 429));
+      assert.ok(new Set(opened.map((s) => String(s.headers['x-request-id']).split('-')[0])).size >= 3, 'streams held by several processes');
+    } finally {
+      streams.forEach((s) => s.close());
+    }
+  });
+
+  for (const change of ['rotated', 'disabled', 'deleted'] as const) {
+    test(`streams opened with a code whose account is then ${change} end on every process`, { timeout: 60_000 }, async (t) => {
+      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const { uid, code } = await newAccount(a);
+      const streams = await openStreams(code, 8);
+      try {
+        assert.deepEqual([...new Set(streams.map((s) => s.status))], [200]);
+        const began = performance.now();
+        if (change === 'rotated') {
+          assert.equal(await status(b, '/v1/rotate_access_code', { method: 'POST', headers: { authorization: `Bearer ${code}` } }), 200);
+        } else if (change === 'deleted') {
+          assert.equal(await status(b, '/v1/account', { method: 'DELETE', headers: { authorization: `Bearer ${code}` } }), 200);
+        } else {
+          assert.equal(await status(b, `/v1/admin/account?uid=${uid}&disabled=true`, { method: 'PATCH', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }), 200);
+        }
+        await waitFor(() => streams.every((s) => s.ended()), `every stream of the ${change} account to end`, { timeoutMs: 20_000, intervalMs: 10 });
+        t.diagnostic(`all 8 streams had ended ${Math.round(performance.now() - began)} ms after the change was answered`);
+      } finally {
+        streams.forEach((s) => s.close());
+      }
+    });
+  }
 
   test('a rotated access code is refused everywhere within 1 s; the new one works everywhere', { timeout: 60_000 }, async (t) => {
     const [a, b] = servers as [ServerProcess, ServerProcess];

@@ -113,6 +113,32 @@ describe('live events across processes', { timeout: 120_000 }, () => {
     await waitFor(() => streams.every((s) => s.ended()), 'both streams to end');
   });
 
+  test('WORKERS=2 on SQLite: the cap of 10 streams per account counts both workers; a rotation ends them on both', async (t) => {
+    const server = await startServer({ env: { WORKERS: '2', RATE_LIMIT: 'off' } });
+    const listening = () => new Set(server.logs().filter((line) => String(line.msg).startsWith('Server listening at ')).map((line) => line.pid));
+    await waitFor(() => listening().size === 2, 'both workers to listen');
+    const account = JSON.parse((await fresh(server.url, 'GET', '/v1/new_account')).body) as { AccessCode: string };
+    const streams: EventStream[] = [];
+    try {
+      // Each on its own connection: the workers take them in turn.
+      for (let i = 0; i < 25; i++) streams.push(await openEventStream(server.url, { authorization: account.AccessCode }));
+      const opened = streams.filter((s) => s.status === 200);
+      assert.equal(opened.length, 10, `streams opened: ${opened.length} of 25`);
+      assert.ok(streams.filter((s) => s.status !== 200).every((s) => s.status === 429));
+      const servedBy = new Set(opened.map((s) => String(s.headers['x-request-id']).split('-')[0]));
+      assert.equal(servedBy.size, 2, 'both workers hold streams');
+
+      const began = performance.now();
+      const rotated = await fresh(server.url, 'POST', '/v1/rotate_access_code', { authorization: `Bearer ${account.AccessCode}` });
+      assert.equal(rotated.status, 200, rotated.body);
+      await waitFor(() => opened.every((s) => s.ended()), 'every stream of the old code to end');
+      t.diagnostic(`the rotated code's streams had all ended ${Math.round(performance.now() - began)} ms after the rotation`);
+    } finally {
+      streams.forEach((s) => s.close());
+      assert.equal((await server.stop('SIGTERM')).code, 0, server.stdout());
+    }
+  });
+
   test('one process: SIGTERM with a stream open exits 0 at once', async () => {
     const server = await startServer({ env: { RATE_LIMIT: 'off' } });
     const account = JSON.parse((await fresh(server.url, 'GET', '/v1/new_account')).body) as { AccessCode: string };

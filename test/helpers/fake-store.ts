@@ -12,7 +12,7 @@ import type {
 
 /** One call the store received: the method's name and its arguments. */
 export interface StoreCall {
-  readonly method: Exclude<keyof Store, 'engine' | 'webhooks'>;
+  readonly method: Exclude<keyof Store, 'engine' | 'webhooks' | 'streamSlots'>;
   readonly args: readonly unknown[];
 }
 
@@ -42,6 +42,9 @@ export function createFakeStore(): FakeStore {
     engine: 'fake',
     webhooks: new Proxy({} as Store['webhooks'], {
       get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no webhooks (${String(name)})`)),
+    }),
+    streamSlots: new Proxy({} as Store['streamSlots'], {
+      get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no stream slots (${String(name)})`)),
     }),
     calls,
     links,

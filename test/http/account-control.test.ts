@@ -143,6 +143,9 @@ describe('disabled accounts, as their owners see them', () => {
     const other = await newAccount(app);
     const short = await createLinkOk(app, code, { url: 'https://example.com/' });
     const foreign = await createLinkOk(app, other.code, { url: 'https://example.com/o' });
+    const hook = await app.inject({ method: 'POST', url: '/v1/webhooks', query: { auth: code, url: 'https://93.184.215.14/', events: 'link.created' } });
+    assert.equal(hook.statusCode, 200, hook.body);
+    const hookId = (hook.json() as { Id: string }).Id;
     await listLinks(app, code); // cached: the admin change must still be seen at once here
     assert.equal((await disable(app, uid, true)).statusCode, 200);
 
@@ -154,6 +157,15 @@ describe('disabled accounts, as their owners see them', () => {
       ['get account information', await getAccount(app, code)],
       ['rotate access code', await rotate(app, code)],
       ['delete account', await deleteAccount(app, code)],
+      ['update link', await app.inject({ method: 'PATCH', url: '/v1/link', query: { auth: code, short, title: 'x' } })],
+      ['get statistics', await app.inject({ method: 'GET', url: '/v1/stats', query: { auth: code } })],
+      ['get statistics', await app.inject({ method: 'GET', url: '/v1/stats', query: { auth: code, short } })],
+      ['get statistics', await app.inject({ method: 'GET', url: '/v1/stats', query: { auth: code, format: 'csv' } })],
+      ['manage webhooks', await app.inject({ method: 'POST', url: '/v1/webhooks', query: { auth: code, url: 'https://93.184.215.14/', events: 'link.created' } })],
+      ['manage webhooks', await app.inject({ method: 'GET', url: '/v1/webhooks', query: { auth: code } })],
+      ['manage webhooks', await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { auth: code, id: hookId } })],
+      ['manage webhooks', await app.inject({ method: 'GET', url: '/v1/webhooks/deliveries', query: { auth: code, id: hookId } })],
+      ['handle request', await app.inject({ method: 'GET', url: '/v1/events', query: { auth: code } })],
     ] as const;
     for (const [operation, response] of refused) {
       assertError(response, 403, operation);
@@ -165,6 +177,8 @@ describe('disabled accounts, as their owners see them', () => {
     assertError(await createLink(app, code, { url: 'ftp://example.com/' }), 400, 'create link');
     assertError(await app.inject({ method: 'DELETE', url: '/v1/link', query: { auth: code } }), 400, 'delete link');
     assertError(await deleteLink(app, code, 'no-such-link'), 404, 'delete link');
+    assertError(await app.inject({ method: 'GET', url: '/v1/stats', query: { auth: code, interval: 'week' } }), 400, 'get statistics');
+    assertError(await app.inject({ method: 'GET', url: '/v1/stats', query: { auth: code, short: 'no-such-link' } }), 404, 'get statistics');
 
     assert.equal((await disable(app, uid, false)).statusCode, 200);
     assert.equal((await listLinks(app, code)).length, 1);

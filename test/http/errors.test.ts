@@ -135,6 +135,34 @@ describe('request errors', () => {
     assertError(injected, 417, 'handle request');
   });
 
+  test('an Expect list naming anything besides 100-continue gets no 100 Continue, only the 417', async (t) => {
+    const { app } = await appFor(t);
+    const target = await listen(app);
+    for (const [expect, status] of [['100-continue, bogus', '417'], ['bogus, 100-continue', '417'], ['100-Continue', '100']] as const) {
+      // A raw socket: Node's client hides interim answers. The body is never sent, so the
+      // server answers only what it says before reading it.
+      const raw = await new Promise<string>((resolvePromise, reject) => {
+        const socket = connect(target.port, target.host, () => {
+          socket.write(
+            `POST /v1/new_account HTTP/1.1\r\nHost: ${target.host}\r\nExpect: ${expect}\r\n` +
+              'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n',
+          );
+        });
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.includes('\r\n\r\n')) {
+            socket.destroy();
+            resolvePromise(text);
+          }
+        });
+        socket.on('error', reject);
+      });
+      assert.equal(raw.split('\r\n')[0]?.split(' ')[1], status, `${expect}: ${raw}`);
+    }
+  });
+
   test('Expect: 100-continue still gets its answer', async (t) => {
     const { app } = await appFor(t);
     const target = await listen(app);

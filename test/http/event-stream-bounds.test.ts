@@ -18,8 +18,19 @@ async function bareApp(t: TestContext, bounds: Parameters<typeof registerEventRo
   app.decorateRequest('account', null);
   registerErrorHandlers(app);
   const live = createLiveEvents();
+  // Slots that never refuse and whose credentials always hold: these bounds are the process's own.
+  const held = new Set<string>();
   registerEventRoutes(app, {
     live,
+    slots: {
+      acquire: async (slot) => {
+        held.add(slot.id);
+        return 'acquired';
+      },
+      current: async () => [...held],
+      renew: async () => undefined,
+      release: async (ids) => ids.forEach((id) => held.delete(id)),
+    },
     authenticate: async (request) => {
       const uid = Number(request.headers['x-uid'] ?? 1);
       request.account = { uid, dateCreated: '', maxLinks: 1, disabled: false, accessCode: 'x' };

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { newAccount } from '../helpers/app.ts';
 import { appFor } from './support.ts';
 
 async function assertHeadLikeGet(app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<void> {
@@ -37,5 +38,32 @@ describe('HEAD on operations and documentation endpoints', () => {
     const get = await app.inject({ method: 'GET', url: '/docs' });
     const head = await app.inject({ method: 'HEAD', url: '/docs' });
     assert.equal(head.headers['content-security-policy'], get.headers['content-security-policy']);
+  });
+});
+
+describe('HEAD on the owner\'s reading endpoints', () => {
+  for (const url of ['/v1/stats', '/v1/webhooks', '/v1/events']) {
+    test(`HEAD ${url} answers GET's headers without a body, and 401 without a code`, async (t) => {
+      const { app } = await appFor(t);
+      const { code } = await newAccount(app);
+      const head = await app.inject({ method: 'HEAD', url, headers: { authorization: `Bearer ${code}` } });
+      assert.equal(head.statusCode, 200, `HEAD ${url}: ${head.statusCode}`);
+      assert.equal(head.body, '');
+      if (url !== '/v1/events') {
+        const get = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${code}` } });
+        assert.equal(head.headers['content-type'], get.headers['content-type']);
+      }
+      const missing = await app.inject({ method: 'HEAD', url });
+      assert.equal(missing.statusCode, 401);
+      assert.equal(missing.headers['www-authenticate'], 'Bearer realm="shortlink"');
+    });
+  }
+
+  test('HEAD /v1/webhooks/deliveries answers like GET: 404 for an unknown webhook, 400 without an id', async (t) => {
+    const { app } = await appFor(t);
+    const { code } = await newAccount(app);
+    const headers = { authorization: `Bearer ${code}` };
+    assert.equal((await app.inject({ method: 'HEAD', url: '/v1/webhooks/deliveries', headers })).statusCode, 400);
+    assert.equal((await app.inject({ method: 'HEAD', url: '/v1/webhooks/deliveries?id=wh_000000000000000000000000', headers })).statusCode, 404);
   });
 });

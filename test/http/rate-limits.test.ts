@@ -215,18 +215,18 @@ describe('webhook registration limit (per account)', () => {
     const second = await account(app);
     for (let i = 1; i <= 3; i++) {
       const response = await createWebhookFrom(app, CLIENT, first.code, `https://hooks${i}.example.com/`);
-      assertError(response, 400, 'create webhook');
+      assertError(response, 400, 'manage webhooks');
     }
     assert.equal(lookups.length, 3);
-    assertLimited(await createWebhookFrom(app, CLIENT, first.code, 'https://hooks4.example.com/'), 'create webhook');
-    assertLimited(await createWebhookFrom(app, OTHER_CLIENT, first.code, 'https://hooks5.example.com/'), 'create webhook');
+    assertLimited(await createWebhookFrom(app, CLIENT, first.code, 'https://hooks4.example.com/'), 'manage webhooks');
+    assertLimited(await createWebhookFrom(app, OTHER_CLIENT, first.code, 'https://hooks5.example.com/'), 'manage webhooks');
     // A bad parameter counts too, and is refused by the limit before it is read.
-    assertLimited(await createWebhookFrom(app, CLIENT, first.code, 'ftp://nowhere'), 'create webhook');
+    assertLimited(await createWebhookFrom(app, CLIENT, first.code, 'ftp://nowhere'), 'manage webhooks');
     assert.equal(lookups.length, 3, 'no DNS lookup once the account is limited');
     const listed = await app.inject({ method: 'GET', url: '/v1/webhooks', headers: { authorization: `Bearer ${first.code}` }, remoteAddress: CLIENT });
     assert.deepEqual(listed.json(), [], 'nothing was registered');
     // Another account from the same address is untouched, and its link creation too.
-    assertError(await createWebhookFrom(app, CLIENT, second.code, 'https://other.example.com/'), 400, 'create webhook');
+    assertError(await createWebhookFrom(app, CLIENT, second.code, 'https://other.example.com/'), 400, 'manage webhooks');
     assert.equal(lookups.length, 4);
     assert.equal((await createLinkFrom(app, CLIENT, first.code, { url: 'https://example.org/' })).statusCode, 200);
   });
@@ -346,8 +346,8 @@ describe('exemptions and switches', () => {
     const { code } = await account(app);
     for (let i = 0; i < 4; i++) assert.equal((await createLinkFrom(app, CLIENT, code, { url: 'https://example.org/' })).statusCode, 200);
     assertLimited(await createLinkFrom(app, CLIENT, code, { url: 'https://example.org/' }), 'create link', 30_000);
-    for (let i = 0; i < 7; i++) assertError(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 400, 'create webhook');
-    assertLimited(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 'create webhook', 180 * MINUTE);
+    for (let i = 0; i < 7; i++) assertError(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 400, 'manage webhooks');
+    assertLimited(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 'manage webhooks', 180 * MINUTE);
   });
 
   test('refuses a RATE_LIMIT_CREATE_WEBHOOK that is not a count per window', () => {
@@ -375,7 +375,7 @@ describe('exemptions and switches', () => {
     }
     for (let i = 0; i < 5; i++) assert.equal((await resolveFrom(app, CLIENT, 'off-0')).statusCode, 200);
     for (let i = 0; i < 5; i++) assert.equal((await resolveFrom(app, CLIENT, `missing-${i}`)).statusCode, 404);
-    for (let i = 0; i < 5; i++) assertError(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 400, 'create webhook');
+    for (let i = 0; i < 5; i++) assertError(await createWebhookFrom(app, CLIENT, code, 'http://10.0.0.1/'), 400, 'manage webhooks');
   });
 });
 

@@ -346,7 +346,7 @@ describe('webhooks', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await addWebhook(app, mine.code, `http://127.0.0.1:9/h${i}`, 'link.created')).Id);
     const sixth = await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'http://127.0.0.1:9/h6', events: 'link.created', auth: mine.code } });
-    assertError(sixth, 403, 'create webhook');
+    assertError(sixth, 403, 'manage webhooks');
     assert.match(sixth.body, /maximum of 5 webhooks/);
 
     const list = await app.inject({ method: 'GET', url: '/v1/webhooks', query: { auth: mine.code } });
@@ -356,22 +356,35 @@ describe('webhooks', () => {
     assert.deepEqual(Object.keys(listed[0]!), ['Id', 'Url', 'Events', 'DateCreated']);
     assert.doesNotMatch(list.body, /whsec_/);
 
-    assertError(await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { id: ids[0]!, auth: theirs.code } }), 403, 'delete webhook');
-    assertError(await app.inject({ method: 'GET', url: '/v1/webhooks/deliveries', query: { id: ids[0]!, auth: theirs.code } }), 403, 'list webhook deliveries');
-    assertError(await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { auth: mine.code } }), 400, 'delete webhook');
-    assertError(await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { id: 'wh_000000000000000000000000', auth: mine.code } }), 404, 'delete webhook');
-    assertError(await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { id: 'nope' } }), 401, 'delete webhook');
+    assertError(await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { id: ids[0]!, auth: theirs.code } }), 403, 'manage webhooks');
+    assertError(await app.inject({ method: 'GET', url: '/v1/webhooks/deliveries', query: { id: ids[0]!, auth: theirs.code } }), 403, 'manage webhooks');
+    assertError(await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { auth: mine.code } }), 400, 'manage webhooks');
+    assertError(await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { id: 'wh_000000000000000000000000', auth: mine.code } }), 404, 'manage webhooks');
+    assertError(await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { id: 'nope' } }), 401, 'manage webhooks');
     const deleted = await app.inject({ method: 'DELETE', url: '/v1/webhooks', query: { id: ids[0]!, auth: mine.code } });
     assert.equal(deleted.statusCode, 200);
     assert.equal(deleted.body, 'Success');
-    assertError(await app.inject({ method: 'GET', url: '/v1/webhooks/deliveries', query: { id: ids[0]!, auth: mine.code } }), 404, 'list webhook deliveries');
+    assertError(await app.inject({ method: 'GET', url: '/v1/webhooks/deliveries', query: { id: ids[0]!, auth: mine.code } }), 404, 'manage webhooks');
     // A slot is free again.
     await addWebhook(app, mine.code, 'http://127.0.0.1:9/again', 'link.created');
 
     // Deleting the account removes its webhooks.
     assert.equal((await app.inject({ method: 'DELETE', url: '/v1/account', query: { auth: mine.code } })).statusCode, 200);
     const again = await newAccount(app);
-    assertError(await app.inject({ method: 'GET', url: '/v1/webhooks/deliveries', query: { id: ids[1]!, auth: again.code } }), 404, 'list webhook deliveries');
+    assertError(await app.inject({ method: 'GET', url: '/v1/webhooks/deliveries', query: { id: ids[1]!, auth: again.code } }), 404, 'manage webhooks');
+  });
+
+  test('every /v1/webhooks error names the contract\'s one operation, "manage webhooks", 401s included', async (t) => {
+    const { app } = await hookApp(t);
+    const { code } = await newAccount(app);
+    const routes = [['POST', '/v1/webhooks'], ['GET', '/v1/webhooks'], ['DELETE', '/v1/webhooks'], ['GET', '/v1/webhooks/deliveries']] as const;
+    for (const [method, url] of routes) {
+      const missing = await app.inject({ method, url });
+      assert.equal(missing.body, 'Unable to manage webhooks: an access code is required', `${method} ${url}`);
+      assertError(await app.inject({ method, url, query: { auth: crypto.randomUUID() } }), 401, 'manage webhooks');
+      // Without its parameters (the list has none).
+      if (method !== 'GET' || url !== '/v1/webhooks') assertError(await app.inject({ method, url, query: { auth: code } }), 400, 'manage webhooks');
+    }
   });
 
   test('refuses bad parameters with 400 and changes nothing', async (t) => {
@@ -385,7 +398,7 @@ describe('webhooks', () => {
       { url: 'http://127.0.0.1:9/', events: 'link.created,link.exploded' },
       { url: 'http://127.0.0.1:9/', events: 'link.created,link.created' },
     ];
-    for (const query of cases) assertError(await app.inject({ method: 'POST', url: '/v1/webhooks', query: { ...query, auth: code } }), 400, 'create webhook');
+    for (const query of cases) assertError(await app.inject({ method: 'POST', url: '/v1/webhooks', query: { ...query, auth: code } }), 400, 'manage webhooks');
     assert.equal((await app.inject({ method: 'GET', url: '/v1/webhooks', query: { auth: code } })).body, '[]');
   });
 
@@ -406,7 +419,7 @@ describe('webhooks', () => {
       'http://mixed.test/', 'http://2130706433/',
     ]) {
       const response = await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url, events: 'link.created', auth: code } });
-      assertError(response, 400, 'create webhook');
+      assertError(response, 400, 'manage webhooks');
     }
     assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'http://public.test/', events: 'link.created', auth: code } })).statusCode, 200);
     assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'https://93.184.215.14/', events: 'link.created', auth: code } })).statusCode, 200);
@@ -442,7 +455,7 @@ describe('webhooks', () => {
   test('SSRF: `localhost` (the system resolver) is refused too', async (t) => {
     const { app } = await hookApp(t, { webhookAllowPrivate: false }, { dispatch: false });
     const { code } = await newAccount(app);
-    assertError(await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'http://localhost:8080/', events: 'link.created', auth: code } }), 400, 'create webhook');
+    assertError(await app.inject({ method: 'POST', url: '/v1/webhooks', query: { url: 'http://localhost:8080/', events: 'link.created', auth: code } }), 400, 'manage webhooks');
   });
 
   test('works without WEBHOOK_SECRET_KEY: create answers a secret, the list shows the webhook', async (t) => {

@@ -298,25 +298,25 @@ export class ShortlinkClient {
    */
   async createWebhook(url: string, events: readonly string[]): Promise<CreatedWebhook> {
     const query = new URLSearchParams({ url, events: events.join(',') });
-    return this.#json<CreatedWebhook>({ method: 'POST', path: `/v1/webhooks?${query}`, authenticated: true, operation: 'create webhook' });
+    return this.#json<CreatedWebhook>({ method: 'POST', path: `/v1/webhooks?${query}`, authenticated: true, operation: 'manage webhooks' });
   }
 
   /** The account's webhooks, oldest first, without their secrets. */
   async listWebhooks(): Promise<Webhook[]> {
-    return this.#json<Webhook[]>({ method: 'GET', path: '/v1/webhooks', authenticated: true, operation: 'list webhooks' });
+    return this.#json<Webhook[]>({ method: 'GET', path: '/v1/webhooks', authenticated: true, operation: 'manage webhooks' });
   }
 
   /** Deletes one of the account's webhooks; its pending events go with it. */
   async deleteWebhook(id: string): Promise<void> {
     const query = new URLSearchParams({ id });
-    const response = await this.#send({ method: 'DELETE', path: `/v1/webhooks?${query}`, authenticated: true, operation: 'delete webhook' });
+    const response = await this.#send({ method: 'DELETE', path: `/v1/webhooks?${query}`, authenticated: true, operation: 'manage webhooks' });
     await response.body?.cancel();
   }
 
   /** The last 100 delivery attempts of one of the account's webhooks, newest first. */
   async webhookDeliveries(id: string): Promise<Delivery[]> {
     const query = new URLSearchParams({ id });
-    return this.#json<Delivery[]>({ method: 'GET', path: `/v1/webhooks/deliveries?${query}`, authenticated: true, operation: 'list webhook deliveries' });
+    return this.#json<Delivery[]>({ method: 'GET', path: `/v1/webhooks/deliveries?${query}`, authenticated: true, operation: 'manage webhooks' });
   }
 
   /**

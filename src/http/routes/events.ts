@@ -5,15 +5,20 @@
  * data}` JSON) lines; a comment line every 15 s keeps proxies from closing an idle stream.
  *
  * A stream is a request that never finishes by itself, so it is taken off the whole-request
- * deadline once it has begun, counted against caps (per account and in all), dropped when
- * its reader falls too far behind, and ended when the server closes, so that shutdown
- * (guarantee 6) does not wait for it.
+ * deadline once it has begun, counted against caps (per account across every process, via
+ * a lease in the database, src/events/stream-leases.ts; and in all, per process), dropped
+ * when its reader falls too far behind, ended when the credential it was opened with stops
+ * being valid (rotated, account disabled or deleted: within 1 s, on every instance), and
+ * ended when the server closes, so that shutdown (guarantee 6) does not wait for it.
  */
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { assertActive } from '../../accounts/account-service.ts';
+import { hashAccessCode } from '../../accounts/access-code.ts';
+import { accountDisabled, assertActive } from '../../accounts/account-service.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
-import type { LiveEvents, ServiceEvent } from '../../events/events.ts';
+import { EventType, type LiveEvents, type ServiceEvent } from '../../events/events.ts';
+import { createStreamLeases } from '../../events/stream-leases.ts';
+import type { StreamSlotStore } from '../../store/stream-slots.ts';
 import { EventSchema } from '../event-schemas.ts';
 import { Operation } from '../operations.ts';
 import { accountOf, type Authenticate } from '../route-helpers.ts';
@@ -25,10 +30,12 @@ export interface EventStreamBounds {
   readonly heartbeatMs: number;
   readonly maxQueuedBytes: number;
   readonly retryMs: number;
+  readonly credentialCheckMs: number;
+  readonly slotLeaseMs: number;
 }
 
 export const EVENT_STREAM_BOUNDS: EventStreamBounds = {
-  /** Streams one account may hold open at once (tabs, CLIs). */
+  /** Streams one account may hold open at once (tabs, CLIs), on every process together. */
   perAccount: 10,
   /** Streams this process holds open at once. */
   total: 1000,
@@ -38,10 +45,21 @@ export const EVENT_STREAM_BOUNDS: EventStreamBounds = {
   maxQueuedBytes: 1 << 20,
   /** What the stream asks EventSource to wait before reconnecting. */
   retryMs: 3000,
+  /**
+   * How often each process asks the database whether its streams' credentials still hold:
+   * a rotated code, a disabled or deleted account ends its streams within this (and a query).
+   */
+  credentialCheckMs: 250,
+  /** How long the slots of a process that died keep counting against their accounts' cap. */
+  slotLeaseMs: 30_000,
 };
 
 export interface EventRoutesDeps {
   readonly live: LiveEvents;
+  /** Where streams take their slots (the per-account cap across processes) and have their credentials checked. */
+  readonly slots: StreamSlotStore;
+  /** Told when a credential check or a slot's renewal fails (the streams stay meanwhile). */
+  readonly onSlotError?: (error: unknown) => void;
   readonly authenticate: Authenticate;
   /** Takes a request off the whole-request deadline (request-deadline.ts). */
   readonly untimed: (reply: FastifyReply) => void;
@@ -57,10 +75,10 @@ export function sseFrame(event: ServiceEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${body}\n\n`;
 }
 
-export function registerEventRoutes(app: FastifyInstance, { live, authenticate, untimed, isClosing, bounds: given = {} }: EventRoutesDeps): void {
+export function registerEventRoutes(app: FastifyInstance, { live, slots, onSlotError, authenticate, untimed, isClosing, bounds: given = {} }: EventRoutesDeps): void {
   const bounds = { ...EVENT_STREAM_BOUNDS, ...given };
+  const leases = createStreamLeases({ slots, checkMs: bounds.credentialCheckMs, leaseMs: bounds.slotLeaseMs, onError: onSlotError });
   const open = new Set<PassThrough>();
-  const perAccount = new Map<number, number>();
 
   // Before the listener closes: each stream ends, its answer completes, and the connection
   // guard closes its connection (connection-guard.ts).
@@ -68,6 +86,51 @@ export function registerEventRoutes(app: FastifyInstance, { live, authenticate, 
     for (const stream of open) stream.end(': closing\n\n');
     done();
   });
+  // After the streams ended: their slots go back at once, not when their leases run out.
+  app.addHook('onClose', () => leases.close());
+
+  /** Refusals before a stream is opened, HEAD's too: 403 disabled, 503 closing, 429 past the process's cap. */
+  const admit = (request: FastifyRequest) => {
+    const account = accountOf(request);
+    assertActive(account);
+    if (isClosing()) {
+      throw new DomainError(ErrorCode.StorageUnavailable, 'the server is shutting down', { retryAfter: 1 });
+    }
+    if (open.size >= bounds.total) {
+      throw new DomainError(ErrorCode.RateLimited, 'too many event streams are open; try again later', { retryAfter: 5 });
+    }
+    return account;
+  };
+  const streamHeaders = (reply: FastifyReply) => reply
+    .header('content-type', 'text/event-stream; charset=utf-8')
+    .header('cache-control', 'no-store')
+    // Proxies that buffer answers (nginx) pass this one on as it comes.
+    .header('x-accel-buffering', 'no');
+
+  // HEAD answers GET's headers (monitors, link checkers) without opening a stream or taking a slot.
+  app.head(
+    '/v1/events',
+    {
+      config: { operation: Operation.Other },
+      onRequest: authenticate,
+      schema: {
+        operationId: 'streamEventsHead',
+        summary: 'The event stream\'s headers, without opening it',
+        tags: ['events'],
+        security: ACCESS_CODE_SECURITY,
+        querystring: AuthQuery,
+        response: {
+          200: { description: 'A stream would open', content: { 'text/event-stream': { schema: { type: 'string', maxLength: 0 } } } },
+          ...errorResponses(Operation.Other, [400, 401, 403, 429, 503]),
+        },
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      admit(request);
+      streamHeaders(reply);
+      return reply.send('');
+    },
+  );
 
   app.get(
     '/v1/events',
@@ -83,7 +146,8 @@ export function registerEventRoutes(app: FastifyInstance, { live, authenticate, 
           '`id:`, `event:` (the type) and `data:` (the JSON below) lines; a `:` comment line every 15 s. The `id:` of a ' +
           'change (all types but `link.visited`) is the `webhook-id` of its webhook deliveries. Live only: ' +
           'nothing is replayed on reconnect (`Last-Event-ID` is ignored); webhooks deliver durably. At most ' +
-          `${EVENT_STREAM_BOUNDS.perAccount} streams per account (429 beyond). Browsers: use fetch() with the ` +
+          `${EVENT_STREAM_BOUNDS.perAccount} streams per account, counted across every worker and instance (429 beyond). ` +
+          'A stream ends within 1 s of its access code being rotated, or its account disabled or deleted. Browsers: use fetch() with the ' +
           'Authorization header, so the access code stays out of URLs.',
         tags: ['events'],
         security: ACCESS_CODE_SECURITY,
@@ -112,29 +176,51 @@ export function registerEventRoutes(app: FastifyInstance, { live, authenticate, 
       },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const account = accountOf(request);
-      assertActive(account);
-      if (isClosing()) {
-        throw new DomainError(ErrorCode.StorageUnavailable, 'the server is shutting down', { retryAfter: 1 });
-      }
-      const held = perAccount.get(account.uid) ?? 0;
-      if (held >= bounds.perAccount) {
+      const account = admit(request);
+      const stream = new PassThrough();
+      // The slot is taken against the database: the credential as it stands now (the account
+      // cache may be up to its lifetime behind), and the cap across every process. Once the
+      // credential stops being valid (rotated, disabled, deleted), the stream ends with `: revoked`.
+      const lease = await leases.acquire(account.uid, hashAccessCode(account.accessCode), bounds.perAccount, () => stream.end(': revoked\n\n'));
+      if (lease.result !== 'acquired') {
+        if (lease.result === 'invalid') throw new DomainError(ErrorCode.Unauthenticated, 'the access code is not valid');
+        if (lease.result === 'disabled') throw accountDisabled();
         throw new DomainError(ErrorCode.RateLimited, `at most ${bounds.perAccount} event streams may be open per account`, { retryAfter: 5 });
       }
-      if (open.size >= bounds.total) {
-        throw new DomainError(ErrorCode.RateLimited, 'too many event streams are open; try again later', { retryAfter: 5 });
+      if (isClosing() || request.raw.socket?.destroyed === true) {
+        // Closing began, or the client left, while the slot was being taken.
+        lease.release();
+        throw new DomainError(ErrorCode.StorageUnavailable, 'the server is shutting down', { retryAfter: 1 });
       }
 
-      const stream = new PassThrough();
       open.add(stream);
-      perAccount.set(account.uid, held + 1);
-      const unsubscribe = live.subscribe(String(account.uid), (event) => {
-        if (stream.writableLength > bounds.maxQueuedBytes) {
+      // After an account.rotated, the events that follow wait until a check has said whether
+      // this stream's code is the old one: a change made with the new code never reaches it.
+      let waiting: string[] | undefined;
+      let waitingBytes = 0;
+      const send = (frame: string) => {
+        if (stream.writableLength + waitingBytes > bounds.maxQueuedBytes) {
           // The reader has fallen behind by a megabyte: it reconnects, live again.
           stream.destroy();
           return;
         }
-        stream.write(sseFrame(event));
+        if (waiting === undefined) stream.write(frame);
+        else {
+          waiting.push(frame);
+          waitingBytes += frame.length;
+        }
+      };
+      const unsubscribe = live.subscribe(String(account.uid), (event) => {
+        send(sseFrame(event));
+        if (event.type !== EventType.AccountRotated || waiting !== undefined) return;
+        waiting = [];
+        void leases.checkSoon().then(() => {
+          const frames = waiting ?? [];
+          waiting = undefined;
+          waitingBytes = 0;
+          // Revoked meanwhile: the stream has ended and writes nothing more.
+          if (!stream.writableEnded && !stream.destroyed) for (const frame of frames) stream.write(frame);
+        });
       });
       const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), bounds.heartbeatMs);
       heartbeat.unref();
@@ -145,9 +231,7 @@ export function registerEventRoutes(app: FastifyInstance, { live, authenticate, 
         clearInterval(heartbeat);
         unsubscribe();
         open.delete(stream);
-        const left = (perAccount.get(account.uid) ?? 1) - 1;
-        if (left > 0) perAccount.set(account.uid, left);
-        else perAccount.delete(account.uid);
+        lease.release();
       };
       stream.once('close', release);
       // The client went away: the stream is done.
@@ -155,11 +239,7 @@ export function registerEventRoutes(app: FastifyInstance, { live, authenticate, 
 
       stream.write(`retry: ${bounds.retryMs}\n: connected\n\n`);
       untimed(reply);
-      reply
-        .header('content-type', 'text/event-stream; charset=utf-8')
-        .header('cache-control', 'no-store')
-        // Proxies that buffer answers (nginx) pass this one on as it comes.
-        .header('x-accel-buffering', 'no');
+      streamHeaders(reply);
       return reply.send(stream);
     },
   );

@@ -16,46 +16,46 @@ export interface StatsRoutesDeps {
 const CSV = 'text/csv; charset=utf-8';
 
 export function registerStatsRoutes(app: FastifyInstance, { stats, authenticate }: StatsRoutesDeps): void {
-  app.get(
-    '/v1/stats',
-    {
-      config: { operation: Operation.GetStatistics },
-      onRequest: authenticate,
-      schema: {
-        operationId: 'getStatistics',
-        summary: 'Visit statistics of one link or of the whole account',
-        description:
-          'Owner only. `short` for one link, none for every link of the account; `from` and `to` RFC 3339 (default the last ' +
-          '30 days); `interval` hour, day or month (UTC). `Accept: text/csv` or `format=csv` answers the series as CSV ' +
-          '(`time,visits,bots`). A resolution is in the statistics as soon as it is answered.',
-        tags: ['statistics'],
-        security: ACCESS_CODE_SECURITY,
-        querystring: StatsQuery,
-        response: {
-          200: {
-            description: 'The statistics (JSON), or the series as CSV',
-            content: {
-              'application/json': { schema: StatsSchema },
-              'text/csv': { schema: { type: 'string', examples: ['time,visits,bots\n2026-11-01T00:00:00.000Z,12,3\n'] } },
-            },
+  const options = (suffix: string) => ({
+    config: { operation: Operation.GetStatistics },
+    onRequest: authenticate,
+    schema: {
+      operationId: `getStatistics${suffix}`,
+      summary: 'Visit statistics of one link or of the whole account',
+      description:
+        'Owner only. `short` for one link, none for every link of the account; `from` and `to` RFC 3339 (default the last ' +
+        '30 days); `interval` hour, day or month (UTC). `Accept: text/csv` or `format=csv` answers the series as CSV ' +
+        '(`time,visits,bots`). A resolution is in the statistics as soon as it is answered.',
+      tags: ['statistics'],
+      security: ACCESS_CODE_SECURITY,
+      querystring: StatsQuery,
+      response: {
+        200: {
+          description: 'The statistics (JSON), or the series as CSV',
+          content: {
+            'application/json': { schema: StatsSchema },
+            'text/csv': { schema: { type: 'string', examples: ['time,visits,bots\n2026-11-01T00:00:00.000Z,12,3\n'] } },
           },
-          ...errorResponses(Operation.GetStatistics, [400, 401, 403, 404, 429, 503]),
         },
+        ...errorResponses(Operation.GetStatistics, [400, 401, 403, 404, 429, 503]),
       },
     },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const account = accountOf(request);
-      const { short, from, to, interval, format } = readParameters(['short', 'from', 'to', 'interval', 'format'], request.query, undefined);
-      if (format !== undefined && format !== 'csv' && format !== 'json') throw invalid('the parameter "format" must be csv or json');
-      const csv = format === 'csv' || (format === undefined && wantsCsv(request.headers.accept));
-      const statistics = await stats.get(account, { short, from, to, interval });
-      if (csv) {
-        reply.type(CSV);
-        return seriesCsv(statistics);
-      }
-      return statsBody(statistics);
-    },
-  );
+  });
+  const get = async (request: FastifyRequest, reply: FastifyReply) => {
+    const account = accountOf(request);
+    const { short, from, to, interval, format } = readParameters(['short', 'from', 'to', 'interval', 'format'], request.query, undefined);
+    if (format !== undefined && format !== 'csv' && format !== 'json') throw invalid('the parameter "format" must be csv or json');
+    const csv = format === 'csv' || (format === undefined && wantsCsv(request.headers.accept));
+    const statistics = await stats.get(account, { short, from, to, interval });
+    if (csv) {
+      reply.type(CSV);
+      return seriesCsv(statistics);
+    }
+    return statsBody(statistics);
+  };
+  app.get('/v1/stats', options(''), get);
+  // HEAD answers GET's headers without the body (reading changes nothing).
+  app.head('/v1/stats', options('Head'), get);
 }
 
 /** True when the client prefers CSV: `text/csv` accepted, and JSON not preferred to it. */

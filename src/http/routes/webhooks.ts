@@ -2,7 +2,7 @@
  * `/v1/webhooks` (CONTRACT §7.5): create, list, delete, and the recent delivery attempts.
  * Always registered; the secrets are sealed when WEBHOOK_SECRET_KEY is set (ADR 21).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { DeliveryRecord, WebhookRecord } from '../../store/webhooks.ts';
 import type { CreatedWebhook, WebhookService } from '../../webhooks/webhook-service.ts';
@@ -41,7 +41,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
   app.post(
     '/v1/webhooks',
     {
-      config: { operation: Operation.CreateWebhook },
+      config: { operation: Operation.ManageWebhooks },
       onRequest: authenticate,
       schema: {
         operationId: 'createWebhook',
@@ -59,7 +59,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         response: {
           200: CreatedWebhookSchema,
-          ...errorResponses(Operation.CreateWebhook, [400, 401, 403, 413, 415, 429, 503]),
+          ...errorResponses(Operation.ManageWebhooks, [400, 401, 403, 413, 415, 429, 503]),
         },
       },
     },
@@ -75,33 +75,33 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
     },
   );
 
-  app.get(
-    '/v1/webhooks',
-    {
-      config: { operation: Operation.ListWebhooks },
-      onRequest: authenticate,
-      schema: {
-        operationId: 'listWebhooks',
-        summary: 'List your webhooks, without their secrets',
-        tags: ['webhooks'],
-        security: ACCESS_CODE_SECURITY,
-        querystring: Type.Object({ auth: WebhookIdQuery.properties.auth }),
-        response: {
-          200: Type.Array(WebhookSchema, { description: 'The account\'s webhooks, oldest first' }),
-          ...errorResponses(Operation.ListWebhooks, [400, 401, 403, 429, 503]),
-        },
+  // HEAD answers GET's headers without the body on both reading routes (reading changes nothing).
+  const listOptions = (suffix: string) => ({
+    config: { operation: Operation.ManageWebhooks },
+    onRequest: authenticate,
+    schema: {
+      operationId: `listWebhooks${suffix}`,
+      summary: 'List your webhooks, without their secrets',
+      tags: ['webhooks'],
+      security: ACCESS_CODE_SECURITY,
+      querystring: Type.Object({ auth: WebhookIdQuery.properties.auth }),
+      response: {
+        200: Type.Array(WebhookSchema, { description: 'The account\'s webhooks, oldest first' }),
+        ...errorResponses(Operation.ManageWebhooks, [400, 401, 403, 429, 503]),
       },
     },
-    async (request) => {
-      readParameters([], request.query, undefined);
-      return (await webhooks.list(accountOf(request))).map(webhookBody);
-    },
-  );
+  });
+  const list = async (request: FastifyRequest) => {
+    readParameters([], request.query, undefined);
+    return (await webhooks.list(accountOf(request))).map(webhookBody);
+  };
+  app.get('/v1/webhooks', listOptions(''), list);
+  app.head('/v1/webhooks', listOptions('Head'), list);
 
   app.delete(
     '/v1/webhooks',
     {
-      config: { operation: Operation.DeleteWebhook },
+      config: { operation: Operation.ManageWebhooks },
       onRequest: authenticate,
       schema: {
         operationId: 'deleteWebhook',
@@ -112,7 +112,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
         querystring: WebhookIdQuery,
         response: {
           200: textResponse('Deleted', 'Success'),
-          ...errorResponses(Operation.DeleteWebhook, [400, 401, 403, 404, 429, 503]),
+          ...errorResponses(Operation.ManageWebhooks, [400, 401, 403, 404, 429, 503]),
         },
       },
     },
@@ -124,26 +124,25 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
     },
   );
 
-  app.get(
-    '/v1/webhooks/deliveries',
-    {
-      config: { operation: Operation.ListDeliveries },
-      onRequest: authenticate,
-      schema: {
-        operationId: 'listWebhookDeliveries',
-        summary: 'The last 100 delivery attempts of one of your webhooks, newest first',
-        tags: ['webhooks'],
-        security: ACCESS_CODE_SECURITY,
-        querystring: WebhookIdQuery,
-        response: {
-          200: Type.Array(DeliverySchema, { description: 'Attempts, newest first' }),
-          ...errorResponses(Operation.ListDeliveries, [400, 401, 403, 404, 429, 503]),
-        },
+  const deliveriesOptions = (suffix: string) => ({
+    config: { operation: Operation.ManageWebhooks },
+    onRequest: authenticate,
+    schema: {
+      operationId: `listWebhookDeliveries${suffix}`,
+      summary: 'The last 100 delivery attempts of one of your webhooks, newest first',
+      tags: ['webhooks'],
+      security: ACCESS_CODE_SECURITY,
+      querystring: WebhookIdQuery,
+      response: {
+        200: Type.Array(DeliverySchema, { description: 'Attempts, newest first' }),
+        ...errorResponses(Operation.ManageWebhooks, [400, 401, 403, 404, 429, 503]),
       },
     },
-    async (request) => {
-      const { id } = readParameters(['id'], request.query, undefined);
-      return (await webhooks.deliveries(accountOf(request), id)).map(deliveryBody);
-    },
-  );
+  });
+  const deliveries = async (request: FastifyRequest) => {
+    const { id } = readParameters(['id'], request.query, undefined);
+    return (await webhooks.deliveries(accountOf(request), id)).map(deliveryBody);
+  };
+  app.get('/v1/webhooks/deliveries', deliveriesOptions(''), deliveries);
+  app.head('/v1/webhooks/deliveries', deliveriesOptions('Head'), deliveries);
 }

@@ -360,6 +360,23 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX webhooks_visited ON webhooks (account_uid) WHERE visited = 1;
   `,
   },
+  {
+    version: 11,
+    // The same table as SQLite's migration 7 (ADR 19, "Streams across processes").
+    name: 'event stream slots',
+    sql: `
+  CREATE TABLE stream_slots (
+    id          text    PRIMARY KEY,
+    account_uid bigint  NOT NULL,
+    code_hash   text    NOT NULL,
+    holder      text    NOT NULL,
+    expires_at  bigint  NOT NULL
+  );
+  CREATE INDEX stream_slots_by_account ON stream_slots (account_uid);
+  CREATE INDEX stream_slots_by_holder ON stream_slots (holder);
+  CREATE INDEX stream_slots_by_expiry ON stream_slots (expires_at);
+  `,
+  },
 ];
 
 /**

@@ -12,6 +12,7 @@ import { administration } from './administration.ts';
 import { connect } from './connection.ts';
 import { guarded } from './errors.ts';
 import { prepareWebhooks } from './webhooks.ts';
+import { prepareStreamSlots } from './stream-slots.ts';
 import { accountCalls } from './accounts.ts';
 import type { PostgresEngine } from './engine.ts';
 import { linkCalls } from './links.ts';
@@ -207,6 +208,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   return {
     engine: 'postgres',
     webhooks: webhooks.store,
+    streamSlots: prepareStreamSlots(sql, timed),
     ...accounts.calls,
     ...links.calls,
     ...countingCalls(counter),

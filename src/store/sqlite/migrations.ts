@@ -192,6 +192,24 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX webhook_visits_by_second ON webhook_visits (short_code, time);
   `,
   },
+  {
+    version: 7,
+    // ADR 19: the per-account cap of GET /v1/events across workers, and the check that ends a
+    // stream whose access code was rotated, or whose account was disabled or deleted.
+    name: 'event stream slots',
+    sql: `
+  CREATE TABLE stream_slots (
+    id          TEXT    PRIMARY KEY,
+    account_uid INTEGER NOT NULL,
+    code_hash   TEXT    NOT NULL,
+    holder      TEXT    NOT NULL,
+    expires_at  INTEGER NOT NULL
+  );
+  CREATE INDEX stream_slots_by_account ON stream_slots (account_uid);
+  CREATE INDEX stream_slots_by_holder ON stream_slots (holder);
+  CREATE INDEX stream_slots_by_expiry ON stream_slots (expires_at);
+  `,
+  },
 ];
 
 /**

@@ -21,6 +21,7 @@ import { connect } from './connection.ts';
 import { guarded, translateError } from './errors.ts';
 import { createWriteBatch } from './write-batch.ts';
 import { prepareWebhooks } from './webhooks.ts';
+import { prepareStreamSlots } from './stream-slots.ts';
 import { accountCalls } from './accounts.ts';
 import type { SqliteEngine } from './engine.ts';
 import { LINK_STATE_COLUMNS, linkCalls } from './links.ts';
@@ -275,6 +276,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   return {
     engine: 'sqlite',
     webhooks: webhooks.store,
+    streamSlots: prepareStreamSlots(db, read, writes),
     ...accountCalls(engine),
     ...linkCalls(engine),
     ...countingCalls(counter),
