@@ -27,9 +27,11 @@ export function prefillFromAddress() {
   const url = params.get(PARAMETER);
   if (url === null || url.trim() === '') return;
   byId('link-url', HTMLInputElement).value = url.trim();
+  byId('create-box', HTMLDetailsElement).open = true;
   params.delete(PARAMETER);
   const rest = params.toString();
-  history.replaceState(history.state, '', `${location.pathname}${rest === '' ? '' : `?${rest}`}${location.hash}`);
+  // The form is in the Links view: the address names it.
+  history.replaceState(history.state, '', `${location.pathname}${rest === '' ? '' : `?${rest}`}#/links`);
 }
 
 /** Sets the bookmarklet link up; clicking it here only explains what it is for. */

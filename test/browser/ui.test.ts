@@ -52,6 +52,10 @@ async function storedCode(page: Page): Promise<string | null> {
   return page.evaluate((key) => localStorage.getItem(key), STORAGE_KEY);
 }
 
+async function tabCode(page: Page): Promise<string | null> {
+  return page.evaluate((key) => sessionStorage.getItem(key), STORAGE_KEY);
+}
+
 async function accountUid(server: UiServer, code: string): Promise<number> {
   const response = await server.app.inject({ url: '/v1/get_account', headers: { authorization: `Bearer ${code}` } });
   return (response.json() as { Uid: number }).Uid;
@@ -76,11 +80,26 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
   assert.equal(await page.locator('#new-code-value').textContent(), '', 'the code is gone from the page once saved');
 
   const uid = await accountUid(server, code);
-  await waitForText(page, '#account-uid', new RegExp(`^${uid}$`));
   await waitForText(page, '#account-usage', /^0 \/ 20$/);
+  assert.ok(await page.locator('#view-links').isVisible(), 'the Links view comes first');
+  assert.equal(await page.locator('#nav a[aria-current="page"]').textContent(), 'Links');
+
+  // The Account view has its own address; back returns to Links.
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Account' }).click();
+  await waitForText(page, '#account-uid', new RegExp(`^${uid}$`));
+  assert.equal(new URL(page.url()).hash, '#/account');
+  assert.equal(await activeId(page), 'account-heading');
   assert.match((await page.locator('#account-created').getAttribute('datetime')) ?? '', /^\d{4}-\d\d-\d\dT/);
   assert.equal(await page.locator('#account-remember').isChecked(), false, 'remembering is off by default');
   assert.equal(await storedCode(page), null);
+  assert.equal(await tabCode(page), code, 'the code is kept for this tab');
+  await page.goBack();
+  await page.locator('#view-links:not([hidden])').waitFor();
+  assert.equal(await page.locator('#view-account').isVisible(), false);
+  await page.goForward();
+  await page.locator('#view-account:not([hidden])').waitFor();
+  await page.goBack();
+  await page.locator('#view-links:not([hidden])').waitFor();
 
   // 2. An automatic link: its short URL, a copy button and a QR code.
   const automaticTarget = `${destination.origin}/landing/automatic?from=ui`;
@@ -108,30 +127,32 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
   await waitForText(page, '#account-usage', /^2 \/ 20$/);
   assert.equal(await page.locator('#new-link-url').textContent(), `${server.origin}/my-custom_link.1`);
 
-  // 4. The API's errors, inline next to the field they concern.
+  // 4. The API's errors, in plain words, inline next to the field they concern; the last
+  // result goes as soon as a new attempt starts.
   await submitLink(page, automaticTarget, 'my-custom_link.1');
-  await waitForText(page, '#link-short-error', /^Unable to create link: .*already taken$/);
+  await waitForText(page, '#link-short-error', /^The shortcode "my-custom_link\.1" is already taken\. Choose another/);
+  assert.equal(await page.locator('#new-link').isVisible(), false, 'the previous short link is gone');
   assert.equal(await page.locator('#link-short').getAttribute('aria-invalid'), 'true');
   assert.equal(await page.locator('#link-url-error').isVisible(), false);
   assert.equal(await activeId(page), 'link-short');
   await waitForText(page, '#alert', /already taken/);
 
   await submitLink(page, 'not a url', '');
-  await waitForText(page, '#link-url-error', /^Unable to create link: url /);
+  await waitForText(page, '#link-url-error', /^The address contains spaces/);
   assert.equal(await page.locator('#link-url').getAttribute('aria-invalid'), 'true');
   assert.equal(await page.locator('#link-short-error').isVisible(), false, 'the old error is cleared');
   assert.equal(await page.locator('#link-short').getAttribute('aria-invalid'), null);
   await waitForText(page, '#account-usage', /^2 \/ 20$/);
 
-  // 5. The list, oldest first: short URL, full target, count, copy.
-  const items = page.locator('#links > li');
+  // 5. The list, newest first: short URL, full target, count, copy.
+  const items = page.locator('#links > tr');
   assert.equal(await items.count(), 2);
-  const first = items.nth(0);
+  const first = items.nth(1);
   assert.equal(await first.locator('.short-url').textContent(), automaticUrl);
   assert.equal(await first.locator('.target').textContent(), automaticTarget);
   assert.equal(await first.locator('.target').getAttribute('title'), automaticTarget);
   assert.equal(await first.locator('.accesses').textContent(), '0 accesses');
-  await items.nth(1).getByRole('button', { name: 'Copy my-custom_link.1' }).click();
+  await items.nth(0).getByRole('button', { name: 'Copy my-custom_link.1' }).click();
   assert.equal(await clipboard(page), `${server.origin}/my-custom_link.1`);
 
   // 6. Following the short URL in the browser lands on the target and counts.
@@ -142,9 +163,11 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
   await visit.close();
   assert.deepEqual(destination.visits, ['/landing/automatic?from=ui']);
   await page.getByRole('button', { name: 'Refresh' }).click();
-  await waitForText(page, '#links > li:first-child .accesses', /^1 access$/);
+  await waitForText(page, '#links > tr:last-child .accesses', /^1 access$/);
 
-  // 7. Looking up one of the account's own links shows it from the account: no access counted.
+  // 7. Looking up one of the account's own links (in the Account view) shows it from the
+  // account: no access counted.
+  await page.getByRole('link', { name: 'Account' }).click();
   await page.getByLabel('Shortcode or short URL').fill(automaticUrl);
   await page.getByRole('button', { name: 'Look up' }).click();
   await waitForText(page, '#lookup-accesses', /^1$/);
@@ -156,7 +179,8 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
   assert.equal((await server.app.inject({ method: 'HEAD', url: `/v1/get/${automaticCode}` })).statusCode, 200);
 
   // 8. Delete asks first; cancelling keeps the link.
-  const custom = items.nth(1);
+  await page.getByRole('link', { name: 'Links' }).click();
+  const custom = items.nth(0);
   await custom.getByRole('button', { name: 'Delete my-custom_link.1' }).click();
   await page.locator('#delete-dialog[open]').waitFor();
   assert.equal(await page.locator('#delete-code').textContent(), 'my-custom_link.1');
@@ -170,7 +194,9 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
   assert.equal((await server.app.inject({ url: '/v1/get/my-custom_link.1' })).statusCode, 404);
 
   // 9. Sign out forgets the code; signing in with it brings the account back.
+  await page.getByRole('link', { name: 'Account' }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
+  assert.equal(await tabCode(page), null);
   await page.locator('#sign-in-form').waitFor();
   assert.equal(await activeId(page), 'sign-in-heading');
   assert.equal(await page.locator('#signed-in').isVisible(), false);
@@ -178,9 +204,10 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
   await page.getByLabel('Access code', { exact: true }).fill(code);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await waitForText(page, '#account-uid', new RegExp(`^${uid}$`));
-  await waitForText(page, '#links > li:first-child .accesses', /^1 access$/);
-  assert.equal(await activeId(page), 'account-heading');
+  assert.equal(await activeId(page), 'account-heading', 'back where the user signed out');
   assert.equal(await storedCode(page), null);
+  await page.getByRole('link', { name: 'Links' }).click();
+  await waitForText(page, '#links > tr:first-child .accesses', /^1 access$/);
 
   await assertCleanSession(session);
 }
