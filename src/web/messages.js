@@ -52,7 +52,7 @@ export const MESSAGES = [
   // Editing.
   { reason: /^give at least one of /, field: 'form', text: () => 'Nothing was changed.' },
   // Accounts and links.
-  { reason: /^the account already holds its maximum of (\d+) links$/, field: 'form', text: (m) => `Your account is full: it holds its maximum of ${m[1]} links. Delete one to make room.` },
+  { reason: /^the account already holds its maximum of (\d+) links$/, field: 'form', text: (m) => `Your account is full: it holds its maximum of ${m[1]} ${m[1] === '1' ? 'link' : 'links'}. Delete one to make room.` },
   { reason: /^the account is disabled$/, field: 'form', text: () => 'The operator has disabled this account: it can make no changes.' },
   { reason: /^no link has this shortcode$/, field: 'form', text: () => 'There is no link with this shortcode (it may have been deleted).' },
   { reason: /^the link belongs to another account$/, field: 'form', text: () => 'This link belongs to another account.' },

@@ -243,31 +243,42 @@ function flowTests(): void {
       await waitForText(page, '#sign-in-error', /^Enter your access code\.$/);
       await page.getByLabel('Access code', { exact: true }).fill('00000000-0000-4000-8000-000000000000');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await waitForText(page, '#sign-in-error', /^Unable to get account information: /);
+      await waitForText(page, '#sign-in-error', /^This access code does not open any account\. Check it and try again\.$/);
       assert.equal(await page.locator('#sign-in-code').getAttribute('aria-invalid'), 'true');
       assert.equal(await page.locator('#signed-in').isVisible(), false);
       await assertCleanSession(session);
     });
 
-    test('remembers the access code on this device only when asked, and forgets it on sign-out', async (t) => {
+    test('keeps the access code for the tab, on this device only when asked, and forgets both on sign-out', async (t) => {
       const server = await startUiServer(t);
       const session = await openBrowser(t, server.origin);
       const { page } = session;
       await openUi(session, server.origin);
       const code = await createAccountInUi(page);
+      assert.match(await page.locator('#sign-in-remember-hint').textContent() ?? '', /this tab only/);
 
-      // Off by default: a reload signs out.
-      await openUi(session, server.origin);
-      assert.ok(await page.locator('#sign-in-form').isVisible());
+      // Off by default: a reload of the tab stays signed in, another tab is not.
+      await page.goto(`${server.origin}/#/account`);
+      await page.locator('#view-account:not([hidden])').waitFor();
+      assert.equal(await storedCode(page), null);
+      const other = await session.context.newPage();
+      await other.goto(`${server.origin}/`);
+      await other.locator('#signed-out:not([hidden])').waitFor();
+      await other.close();
 
-      // Asked for at sign-in: a reload keeps the account.
+      // Asked for at sign-in: a new tab has the account too.
+      await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Access code', { exact: true }).fill(code);
       await page.locator('#sign-in-remember').check();
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.locator('#account-heading').waitFor();
+      await page.locator('#account-heading:focus').waitFor();
       assert.equal(await storedCode(page), code);
-      await openUi(session, server.origin);
-      await page.locator('#signed-in').waitFor();
+      const another = await session.context.newPage();
+      await another.goto(`${server.origin}/#/account`);
+      await another.locator('#signed-in:not([hidden])').waitFor();
+      await another.close();
+      await page.reload();
+      await page.locator('#view-account:not([hidden])').waitFor();
       assert.equal(await page.locator('#account-uid').textContent(), String(await accountUid(server, code)));
       assert.equal(await page.locator('#account-remember').isChecked(), true);
 
@@ -277,9 +288,10 @@ function flowTests(): void {
       await page.locator('#account-remember').check();
       assert.equal(await storedCode(page), code);
 
-      // Sign-out forgets it.
+      // Sign-out forgets it, in the tab and on the device.
       await page.getByRole('button', { name: 'Sign out' }).click();
       assert.equal(await storedCode(page), null);
+      assert.equal(await tabCode(page), null);
       await openUi(session, server.origin);
       assert.ok(await page.locator('#sign-in-form').isVisible());
 
@@ -291,7 +303,7 @@ function flowTests(): void {
       await assertCleanSession(session);
     });
 
-    test('shows a reached link cap next to the form, in the API\'s words', async (t) => {
+    test('shows a reached link cap next to the form, in plain words', async (t) => {
       const server = await startUiServer(t, { config: { defaultMaxLinks: 1 } });
       const session = await openBrowser(t, server.origin);
       const { page } = session;
@@ -301,7 +313,7 @@ function flowTests(): void {
       await submitLink(page, 'https://example.com/one');
       await waitForText(page, '#account-usage', /^1 \/ 1$/);
       await submitLink(page, 'https://example.com/two');
-      await waitForText(page, '#link-form-error', /^Unable to create link: /);
+      await waitForText(page, '#link-form-error', /^Your account is full: it holds its maximum of 1 link\. Delete one to make room\.$/);
       assert.equal(await page.locator('#link-url-error').isVisible(), false);
       assert.equal(await page.locator('#link-short-error').isVisible(), false);
       await assertCleanSession(session);
@@ -328,7 +340,7 @@ function flowTests(): void {
 
       await page.getByLabel('Shortcode or short URL').fill('no-such-code');
       await page.getByRole('button', { name: 'Look up' }).click();
-      await waitForText(page, '#lookup-error', /^Unable to resolve link: /);
+      await waitForText(page, '#lookup-error', /^There is no link with this shortcode/);
       assert.equal(await page.locator('#lookup-result').isVisible(), false);
       await assertCleanSession(session);
     });
@@ -349,7 +361,11 @@ function flowTests(): void {
       };
 
       assert.equal(await tab(), 'Skip to content');
-      assert.equal(await tab(), 'create-account');
+      // Headless Chromium sometimes spends the first Tab on entering the page: the skip link
+      // then answers twice.
+      let next = await tab();
+      if (next === 'Skip to content') next = await tab();
+      assert.equal(next, 'create-account');
       const outline = await page.locator('#create-account').evaluate((element) => {
         const style = getComputedStyle(element);
         return { style: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) };
@@ -365,11 +381,10 @@ function flowTests(): void {
       await page.locator('#new-code-heading:focus').waitFor();
       assert.deepEqual([await tab(), await tab()], ['copy-new-code', 'dismiss-new-code']);
       await page.keyboard.press('Enter');
-      await page.locator('#account-heading:focus').waitFor();
+      await page.locator('#links-heading:focus').waitFor();
       assert.deepEqual(
-        [await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab()],
-        ['account-remember', 'sign-out', 'rotate-code', 'delete-account', 'link-url', 'link-short',
-          'More options (title, tags, expiry, visit limit)', 'Shorten'],
+        [await tab(), await tab(), await tab(), await tab(), await tab()],
+        ['Shorten a URL', 'link-url', 'link-short', 'Shorten', 'More options (title, tags, expiry, visit limit)'],
       );
 
       // Shorten with Enter from the URL field.
@@ -380,10 +395,10 @@ function flowTests(): void {
       await waitForText(page, '#account-usage', /^1 \/ 20$/);
       const newUrl = (await page.locator('#new-link-url').textContent()) ?? '';
       const code = newUrl.slice(newUrl.lastIndexOf('/') + 1);
-      assert.deepEqual([await tab(), await tab(), await tab(), await tab()], ['new-link-url', 'copy-new-link', 'account-stats', 'refresh-links']);
-      assert.deepEqual([await tab(), await tab(), await tab(), await tab()], ['filter-q', 'filter-tag', 'filter-sort', 'filter-apply']);
-      assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab()], [
-        newUrl, 'https://example.com/by/keyboard', `Copy ${code}`, `QR ${code}`, `Stats ${code}`, `Edit ${code}`, `Delete ${code}`,
+      assert.deepEqual([await tab(), await tab()], ['new-link-url', 'copy-new-link']);
+      assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab()], ['filter-q', 'filter-tag', 'filter-sort', 'refresh-links', 'export-csv']);
+      assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab()], [
+        'select-all', '', newUrl, `Copy ${code}`, 'https://example.com/by/keyboard', `QR ${code}`, `Stats ${code}`, `Edit ${code}`, `Delete ${code}`,
       ]);
 
       // The QR dialog opens and closes from the keyboard, focus returning to its button.
