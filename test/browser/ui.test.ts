@@ -25,6 +25,7 @@ import {
   type UiServer,
 } from './support.ts';
 import { bookmarkletTests } from './bookmarklet.ts';
+import { dashboardTests } from './dashboard.ts';
 import { docsTests } from './docs.ts';
 import { hostileContentTests } from './hostile.ts';
 import { layoutTests } from './layout.ts';
@@ -214,6 +215,7 @@ async function wholeFlow(t: TestContext, server: UiServer): Promise<void> {
 
 describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   flowTests();
+  dashboardTests();
   lifecycleTests();
   hostileContentTests();
   layoutTests();
