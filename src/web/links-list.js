@@ -193,6 +193,19 @@ export function showLinks(list) {
 }
 
 /**
+ * What a load of the whole list (no search) says of the account's count: all of it when
+ * complete; else at least the links seen, unless an exact count already known is as high
+ * (a first page in another order knows less than the pages loaded before it).
+ * @param {number} seen
+ * @param {boolean} complete
+ */
+function knownUsage(seen, complete) {
+  if (complete) return { count: seen, exact: true };
+  if (links.usage.exact && links.usage.count >= seen) return links.usage;
+  return { count: Math.max(seen, links.usage.count), exact: false };
+}
+
+/**
  * A page in the list's order: the API's, and on a complete list the same order worked out
  * here, so the list reads right even from a server that predates `order`.
  * @param {LinkDetails[]} list
@@ -225,7 +238,7 @@ export async function loadLinks() {
     loads.visitsDuring.clear();
     links.list = inOrder(fresh, page.next);
     links.next = page.next;
-    if (!filtered()) links.usage = { count: links.list.length, exact: links.next === null };
+    if (!filtered()) links.usage = knownUsage(links.list.length, links.next === null);
     clearErrors('links-error');
     changed();
   } finally {
@@ -263,7 +276,7 @@ async function loadMore() {
   const added = page.links.filter((link) => !known.has(link.ShortCode));
   links.list = inOrder([...links.list, ...added], page.next);
   links.next = page.next;
-  if (!filtered()) links.usage = { count: links.list.length, exact: links.next === null };
+  if (!filtered()) links.usage = knownUsage(links.list.length, links.next === null);
   changed();
   const first = added[0];
   const item = first === undefined ? null : byId('links').querySelector(`tr[data-code="${CSS.escape(first.ShortCode)}"] .short-url`);
