@@ -30,8 +30,9 @@ export function prefillFromAddress() {
   byId('create-box', HTMLDetailsElement).open = true;
   params.delete(PARAMETER);
   const rest = params.toString();
-  // The form is in the Links view: the address names it.
-  history.replaceState(history.state, '', `${location.pathname}${rest === '' ? '' : `?${rest}`}#/links`);
+  // The form is in the Links view (the default): an address naming another view names it instead.
+  const hash = location.hash === '' || location.hash === '#' ? '' : '#/links';
+  history.replaceState(history.state, '', `${location.pathname}${rest === '' ? '' : `?${rest}`}${hash}`);
 }
 
 /** Sets the bookmarklet link up; clicking it here only explains what it is for. */

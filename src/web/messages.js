@@ -70,7 +70,18 @@ export const MESSAGES = [
   { reason: /^the parameter "events" is required$/, field: 'events', text: () => 'Pick at least one event.' },
   { reason: /^events must be a comma-separated list/, field: 'events', text: () => 'One of the events is not known to the service.' },
   { reason: /^no webhook has this id$/, field: 'form', text: () => 'This webhook no longer exists (it may have been deleted).' },
+  // Anything else about one parameter: the API's sentence, beside its field.
+  { reason: /^(url|short|title|tags|expires|max_visits|events)\b.*$/, field: 'form', text: (m) => sentence(m[0]) },
 ];
+
+/**
+ * The API's reason as a sentence of its own.
+ * @param {string} reason
+ */
+function sentence(reason) {
+  const text = `${reason.charAt(0).toUpperCase()}${reason.slice(1)}`;
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
 
 /** Words for a status when the reason is not in the table. */
 const BY_STATUS = /** @type {Record<number, string>} */ ({
@@ -93,7 +104,10 @@ export function describeError(status, line) {
   const reason = line.startsWith('Unable to ') && colon !== -1 ? line.slice(colon + 2) : line;
   for (const row of MESSAGES) {
     const match = row.reason.exec(reason);
-    if (match !== null) return { field: row.field, text: row.text(match) };
+    if (match === null) continue;
+    // The catch-all row names its field in the reason's first word.
+    const field = row.field === 'form' && row.reason.source.startsWith('^(url|') ? /** @type {Field} */ (match[1]) : row.field;
+    return { field, text: row.text(match) };
   }
   if (status === 429) {
     return { field: 'form', text: BY_STATUS[429] ?? '' };
@@ -101,6 +115,5 @@ export function describeError(status, line) {
   const known = BY_STATUS[status];
   if (known !== undefined && (status === 0 || status >= 500 || status === 401)) return { field: status === 401 ? 'code' : 'form', text: known };
   // Unknown reason: the API's own sentence, which already says what to change.
-  const text = reason === '' ? `The service answered ${status}.` : `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`;
-  return { field: 'form', text: text.replace(/\.\.$/, '.') };
+  return { field: 'form', text: reason === '' ? `The service answered ${status}.` : sentence(reason) };
 }

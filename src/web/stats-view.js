@@ -7,6 +7,7 @@
 import { getStats, getStatsCsv, listLinks, messageOf } from './api.js';
 import { announce, busy, buttonOf, byId, clearErrors, clearInvalid, query, showError } from './dom.js';
 import { chartSummary, count, drawChart, intervalText, periodText, plural, svg } from './stats-chart.js';
+import { links, shortUrlOf } from './links-state.js';
 import { renderMap } from './stats-map.js';
 
 export { axisScale, intervalText } from './stats-chart.js';
@@ -395,28 +396,36 @@ async function loadTopLinks() {
  * @param {string | null} short
  */
 export async function openStats(short) {
-  const same = view.subject === short;
   view.subject = short;
-  if (!same) {
-    view.shown = null;
-    view.query = null;
-    view.drawnWidth = 0;
-    byId('stats-body').hidden = true;
-  }
+  view.requests++;
+  view.shown = null;
+  view.query = null;
+  view.drawnWidth = 0;
+  byId('stats-body').hidden = true;
+  clearErrors('stats-error', 'stats-custom-error');
   byId('stats-heading').textContent = short === null ? 'Statistics of all links' : `Statistics of ${short}`;
   byId('stats-subject').textContent = short === null ? 'Every link of this account, together.' : '';
+  if (short !== null) void nameSubject(short);
   byId('stats-all').hidden = short === null;
   byId('stats-top-links-card').hidden = short !== null;
   await refreshAndSay();
 }
 
 /**
- * Names the link under the heading once its details are known.
+ * Names the link under the heading: its short URL and target, from the list loaded, else
+ * from a search for its code (an address opened directly).
  * @param {string} short
- * @param {string} label
  */
-export function labelStats(short, label) {
-  if (view.subject === short) byId('stats-subject').textContent = label;
+async function nameSubject(short) {
+  let link = links.list.find((l) => l.ShortCode === short);
+  if (link === undefined) {
+    try {
+      link = (await listLinks({ q: short, limit: 100 })).links.find((l) => l.ShortCode === short);
+    } catch {
+      link = undefined;
+    }
+  }
+  if (link !== undefined && view.subject === short) byId('stats-subject').textContent = `${shortUrlOf(short)} → ${link.PointsTo}`;
 }
 
 /** The link whose statistics are open: its shortcode, null for the account's, undefined when closed. */
