@@ -20,7 +20,7 @@
 export const MESSAGES = [
   // Target URL.
   { reason: /^(?:url must not be empty|the parameter "url" (?:is required|must not be empty))$/, field: 'url', text: () => 'Enter the address the short link should lead to.' },
-  { reason: /^url is not a valid absolute URL$/, field: 'url', text: () => 'This is not a web address. Enter one like https://example.com/page.' },
+  { reason: /^url is not a valid absolute URL$/, field: 'url', text: () => 'This is not a web address. Enter one like example.com/page.' },
   { reason: /^url must use http or https$/, field: 'url', text: () => 'Only http:// and https:// addresses can be shortened.' },
   { reason: /^url must name a host$/, field: 'url', text: () => 'The address needs a host name, like example.com.' },
   { reason: /^url must not contain a user name or password$/, field: 'url', text: () => 'Take the user name and password out of the address: they would be visible to everyone.' },
