@@ -265,7 +265,7 @@ function render(stats, wanted) {
   renderTop('browsers', stats.Browsers, stats.Visits);
   renderTop('os', stats.OperatingSystems, stats.Visits);
   renderTop('devices', stats.Devices, stats.Visits);
-  renderMap(byId('stats-map'));
+  renderMap(byId('stats-map'), stats.Countries, (code) => valueText('countries', code));
 }
 
 /** The statistics' request for the subject and the period picked, or the reason there is none. */

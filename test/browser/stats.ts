@@ -233,6 +233,11 @@ async function wholeView(t: TestContext, server: UiServer): Promise<void> {
   assert.deepEqual(await topList(page, 'stats-countries'), ['US=2', 'ZZ=2', 'GB=1']);
   assert.equal(await page.locator('#stats-countries tr[data-name="US"] th').textContent(), 'United States (US)');
   assert.equal(await page.locator('#stats-countries tr[data-name="ZZ"] th').textContent(), 'Unknown (ZZ)');
+  // The same countries on the map: the busiest darkest, the others by share; unknown nowhere.
+  assert.equal(await page.locator('#stats-map path[data-code="US"]').getAttribute('class'), 'country shade-5');
+  assert.equal(await page.locator('#stats-map path[data-code="GB"]').getAttribute('class'), 'country shade-3');
+  assert.equal(await page.locator('#stats-map path[data-code="FR"]').getAttribute('class'), 'country shade-0');
+  assert.equal(await page.locator('#stats-map path[data-code="US"] title').textContent(), 'United States (US): 2 visits');
   assert.deepEqual(await topList(page, 'stats-devices'), ['bot=2', 'desktop=2', 'mobile=1']);
   const api = JSON.parse(await apiStats(server, code, { short: 'stats-one' })) as Statistics;
   assert.deepEqual(await topList(page, 'stats-browsers'), api.Browsers.map((b) => `${b.Name}=${b.Visits}`));
