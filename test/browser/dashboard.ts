@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, test, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { postgresGate } from '../helpers/services.ts';
@@ -20,6 +21,21 @@ import {
   waitForText,
   type UiServer,
 } from './support.ts';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's violations of any impact on the page as it is, as `rule: targets`. The script is
+ * evaluated through the DevTools protocol (the page's CSP allows no injected script, rightly).
+ */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
 
 async function addLink(page: Page, url: string, short: string, tags = ''): Promise<void> {
   const form = page.locator('#link-form');
@@ -230,7 +246,28 @@ export function dashboardTests(): void {
         }
         await page.setViewportSize({ width: 360, height: 740 });
         assert.equal(await overflow(), 0, `${view} scrolls sideways at 360 px`);
+        for (const scheme of ['light', 'dark'] as const) {
+          await page.emulateMedia({ colorScheme: scheme });
+          assert.deepEqual(await axeViolations(page), [], `axe-core on ${view}, ${scheme}`);
+        }
       }
+      // The dialogs, open, and the way in.
+      await page.goto(`${server.origin}/#/links`);
+      await page.locator('#view-links:not([hidden])').waitFor();
+      await page.getByRole('button', { name: 'QR launch-2026' }).click();
+      await page.locator('#qr-dialog[open]').waitFor();
+      assert.deepEqual(await axeViolations(page), [], 'axe-core on the QR dialog');
+      await page.keyboard.press('Escape');
+      await page.getByRole('button', { name: 'Edit launch-2026' }).click();
+      await page.locator('#edit-dialog').getByLabel('Visit limit').fill('0');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await waitForText(page, '#edit-max-visits-error', /visit limit/);
+      assert.deepEqual(await axeViolations(page), [], 'axe-core on the edit dialog with an error');
+      await page.keyboard.press('Escape');
+      await page.getByRole('link', { name: 'Account' }).click();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.locator('#signed-out:not([hidden])').waitFor();
+      assert.deepEqual(await axeViolations(page), [], 'axe-core signed out');
       t.diagnostic(`screenshots:\n${shots.join('\n')}`);
       await assertCleanSession(session);
     });
