@@ -218,7 +218,7 @@ export function dashboardTests(): void {
     });
 
     test('screenshots of every view at 1280 and 375 px, light and dark; nothing scrolls sideways at 360 px', async (t) => {
-      const server = await startUiServer(t);
+      const server = await startUiServer(t, { config: { trustProxy: ['127.0.0.1'] } });
       const session = await openBrowser(t, server.origin);
       const { page } = session;
       await openUi(session, server.origin);
@@ -226,9 +226,17 @@ export function dashboardTests(): void {
       await page.getByRole('button', { name: 'I have saved it' }).click();
       await addLink(page, `https://example.com/a/rather/long/path/${'and-on-'.repeat(10)}end?with=query`, 'spring-sale-2026', 'spring, sale');
       await addLink(page, 'https://example.org/launch', 'launch-2026', 'launch');
-      for (let i = 0; i < 3; i++) await server.app.inject({ url: '/v1/get/launch-2026', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130' } });
+      // Visits from two countries (addresses the offline database places in the US and GB) and a bot.
+      const chrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
+      for (const [url, ip, agent] of [
+        ['/launch-2026', '8.8.8.8', chrome], ['/launch-2026', '8.8.8.8', chrome], ['/launch-2026', '81.2.69.160', chrome],
+        ['/spring-sale-2026', '81.2.69.160', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'],
+      ] as const) {
+        await server.app.inject({ url, headers: { 'user-agent': agent, 'x-forwarded-for': ip, referer: 'https://news.example.org/post' } });
+      }
       await page.getByRole('button', { name: 'Refresh' }).click();
       await waitForText(page, '#links > tr:first-child .accesses', /^3 accesses$/);
+      await page.locator('#links tr[data-code="launch-2026"] .spark svg').waitFor();
 
       const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       const views = ['links', 'stats', 'stats/launch-2026', 'integrations', 'account'];
@@ -236,7 +244,7 @@ export function dashboardTests(): void {
       for (const view of views) {
         await page.goto(`${server.origin}/#/${view}`);
         await page.locator(`#view-${view.split('/')[0]}:not([hidden])`).waitFor();
-        if (view.startsWith('stats')) await page.locator('#stats-chart svg').waitFor();
+        if (view.startsWith('stats')) await page.locator('#stats-map path.shade-5').first().waitFor({ state: 'attached' });
         for (const width of [1280, 375]) {
           for (const scheme of ['light', 'dark'] as const) {
             await page.setViewportSize({ width, height: 800 });
