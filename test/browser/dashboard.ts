@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { describe, test, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -53,8 +55,12 @@ async function codes(page: Page): Promise<string[]> {
   return page.locator('#links > tr').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.code ?? ''));
 }
 
-async function dashboardFlow(t: TestContext, server: UiServer): Promise<void> {
-  const session = await openBrowser(t, server.origin);
+/** How a flow's browser looks: the desktop (1280 px, light) unless a phone is asked for. */
+interface Screen { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' }
+const PHONE_DARK: Screen = { viewport: { width: 375, height: 800 }, colorScheme: 'dark' };
+
+async function dashboardFlow(t: TestContext, server: UiServer, screen: Screen = {}): Promise<void> {
+  const session = await openBrowser(t, server.origin, screen);
   const { page } = session;
   await openUi(session, server.origin);
   await createAccountInUi(page);
@@ -156,20 +162,57 @@ async function dashboardFlow(t: TestContext, server: UiServer): Promise<void> {
   await assertCleanSession(session);
 }
 
-async function webhookFlow(t: TestContext, server: UiServer): Promise<void> {
-  const session = await openBrowser(t, server.origin);
+/** A receiver on loopback that answers every delivery 500: its attempts fail and are retried. */
+async function failingReceiver(t: TestContext): Promise<string> {
+  const server = createServer((request, response) => {
+    request.resume();
+    response.writeHead(500).end('no');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+}
+
+async function webhookFlow(t: TestContext, server: UiServer, screen: Screen = {}): Promise<void> {
+  const session = await openBrowser(t, server.origin, screen);
   const { page } = session;
   await openUi(session, server.origin);
-  await createAccountInUi(page);
+  const code = await createAccountInUi(page);
   await page.getByRole('button', { name: 'I have saved it' }).click();
   await page.getByRole('link', { name: 'Integrations' }).click();
   await waitForText(page, '#live-state', /^Connected/);
   await page.locator('#webhooks-empty:not([hidden])').waitFor();
 
-  // A private address is refused, in plain words, beside the field.
-  await page.getByLabel('Receiver URL').fill('http://127.0.0.1:9/hook');
+  // A bad address is refused, in plain words, beside the field.
+  await page.getByLabel('Receiver URL').fill('not an address');
   await page.getByRole('button', { name: 'Add webhook' }).click();
-  await waitForText(page, '#webhook-url-error', /reachable from the internet/);
+  await waitForText(page, '#webhook-url-error', /^The address contains spaces/);
+
+  // A receiver that fails: its delivery log shows the status and when the retry is due.
+  await page.getByLabel('Receiver URL').fill(await failingReceiver(t));
+  await page.getByRole('button', { name: 'Add webhook' }).click();
+  await waitForText(page, '#webhook-secret-value', /^whsec_/);
+  await page.getByRole('button', { name: 'I have saved it' }).click();
+  const made = await server.app.inject({ method: 'POST', url: '/v1/link', headers: { authorization: `Bearer ${code}` }, payload: { url: 'https://example.com/hooked' } });
+  assert.equal(made.statusCode, 200, made.body);
+  const log = page.locator('#webhooks .webhook').first().locator('.deliveries-log');
+  const deliveries = () => page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/webhooks/deliveries');
+  let answered = deliveries();
+  await log.locator('summary').click();
+  await answered;
+  // The first attempt happens soon after the change: reopen the log (which asks again) until it is there.
+  for (let i = 0; !(await log.locator('td[data-ok="false"]').count()); i++) {
+    assert.ok(i < 100, 'a delivery attempt is logged');
+    await log.locator('summary').click();
+    answered = deliveries();
+    await log.locator('summary').click();
+    await answered;
+  }
+  assert.match((await log.locator('td[data-ok="false"]').first().textContent()) ?? '', /^500/);
+  assert.match((await log.locator('tbody tr').first().locator('td').last().textContent()) ?? '', /^About /);
+  await page.getByRole('button', { name: /^Delete webhook http:\/\/127/ }).click();
+  await page.getByRole('button', { name: /^Click again to delete/ }).click();
+  await page.locator('#webhooks-empty:not([hidden])').waitFor();
 
   // No event: said before asking.
   await page.getByLabel('Receiver URL').fill('https://1.1.1.1/hook');
@@ -209,12 +252,21 @@ export function dashboardTests(): void {
       await dashboardFlow(t, await startUiServer(t, { postgresUrl: postgres.value! }));
     });
 
-    test('manages webhooks and shows the live stream\'s state', async (t) => {
-      await webhookFlow(t, await startUiServer(t));
+    test('does the same on a 375 px phone in the dark scheme', async (t) => {
+      await dashboardFlow(t, await startUiServer(t), PHONE_DARK);
+    });
+
+    const hooks = { webhookAllowPrivate: true };
+    test('manages webhooks, with their delivery log, and shows the live stream\'s state', async (t) => {
+      await webhookFlow(t, await startUiServer(t, { config: hooks }));
     });
 
     test('does the same on PostgreSQL (webhooks)', { skip: postgres.skip }, async (t) => {
-      await webhookFlow(t, await startUiServer(t, { postgresUrl: postgres.value! }));
+      await webhookFlow(t, await startUiServer(t, { postgresUrl: postgres.value!, config: hooks }));
+    });
+
+    test('does the same on a 375 px phone in the dark scheme (webhooks)', async (t) => {
+      await webhookFlow(t, await startUiServer(t, { config: hooks }), PHONE_DARK);
     });
 
     test('screenshots of every view at 1280 and 375 px, light and dark; nothing scrolls sideways at 360 px', async (t) => {
