@@ -43,8 +43,8 @@ const LIVE_TEXT = /** @type {Record<LiveState, string>} */ ({
 });
 
 /** The pauses before each retry (CONTRACT §7.5), then hourly until 24 h have passed. */
-const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000];
-const RETRY_WINDOW_MS = 24 * 3_600_000;
+export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000];
+export const RETRY_WINDOW_MS = 24 * 3_600_000;
 
 /** @param {LiveState} state */
 export function showLiveState(state) {

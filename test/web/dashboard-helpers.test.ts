@@ -11,7 +11,8 @@ import { hashOf, parseRoute } from '../../src/web/router.js';
 import { sortLinks } from '../../src/web/links-state.js';
 import { csvField, linksCsv } from '../../src/web/links-csv.js';
 import { sparkPoints } from '../../src/web/sparkline.js';
-import { nextRetry } from '../../src/web/integrations-view.js';
+import { nextRetry, RETRY_DELAYS_MS as UI_DELAYS, RETRY_WINDOW_MS } from '../../src/web/integrations-view.js';
+import { RETRY_DELAYS_MS, RETRY_FOR_MS } from '../../src/webhooks/backoff.ts';
 
 describe('describeError', () => {
   test('words every error the forms can trigger plainly, beside its field', () => {
@@ -109,6 +110,11 @@ describe('sparkPoints', () => {
 });
 
 describe('nextRetry', () => {
+  test('uses the service\'s own retry schedule', () => {
+    assert.deepEqual(UI_DELAYS, RETRY_DELAYS_MS);
+    assert.equal(RETRY_WINDOW_MS, RETRY_FOR_MS);
+  });
+
   test('follows the retry schedule from the attempt, and stops after 24 hours', () => {
     const first = { EventId: 'e', Type: 'link.created', Attempt: 1, Time: '2026-01-01T00:00:00.000Z', Status: 500, Error: null };
     assert.equal(nextRetry(first, [first])?.toISOString(), '2026-01-01T00:00:05.000Z');
