@@ -1,8 +1,8 @@
 // The list of the account's links: a table on wide screens, cards on phones (the same rows,
 // restyled by app.css). Search as you type, tag filter (a tag in a row filters by it), the
-// API's order, paging with the API's cursor, a selection for bulk tagging and deleting, the
-// CSV export of every matching link, and each row's actions.
-import { getAccount, listLinks, messageOf, updateLink } from './api.js';
+// API's order, paging with the API's cursor, and each row's actions; the selection's bulk
+// actions and the CSV export are links-bulk.js's.
+import { getAccount, listLinks, messageOf } from './api.js';
 import {
   accessesText,
   announce,
@@ -18,6 +18,7 @@ import {
   showError,
 } from './dom.js';
 import { openDeleteDialog } from './link-delete.js';
+import { wireLinksBulk } from './links-bulk.js';
 import { openEditDialog } from './link-edit.js';
 import {
   changed,
@@ -33,7 +34,6 @@ import {
   STATE_TEXT,
   stateOf,
 } from './links-state.js';
-import { linksCsv } from './links-csv.js';
 import { openQrDialog } from './qr.js';
 import { hashOf } from './router.js';
 import { session } from './session.js';
@@ -44,8 +44,6 @@ import { forgetSparklines, observeSparkline } from './sparkline.js';
 
 /** How long typing pauses before the search runs. */
 const SEARCH_DELAY_MS = 300;
-/** Links asked for per page by the CSV export. */
-const EXPORT_PAGE = 1000;
 
 /** Loads of the list in flight: the newest alone is shown; visits heard meanwhile are kept. */
 export const loads = {
@@ -173,7 +171,7 @@ function renderLinks() {
 }
 
 /** The bulk bar and the "select all" box, from the selection. */
-function renderSelection() {
+export function renderSelection() {
   const n = links.selected.size;
   byId('bulk-bar').hidden = n === 0;
   byId('bulk-count').textContent = `${n} selected`;
@@ -389,79 +387,6 @@ async function clearFilter() {
   byId('filter-q').focus();
 }
 
-/** The links ticked, as loaded. */
-export function selectedLinks() {
-  return links.list.filter((link) => links.selected.has(link.ShortCode));
-}
-
-/** Adds the typed tags to every selected link (each keeps its own). */
-async function bulkTag() {
-  clearErrors('bulk-error');
-  const input = byId('bulk-tags', HTMLInputElement);
-  const adding = tagsParameter(input.value).toLowerCase().split(',').filter((tag) => tag !== '');
-  if (adding.length === 0) {
-    showError('bulk-error', 'Type the tags to add, separated by commas.', input);
-    input.focus();
-    return;
-  }
-  const chosen = selectedLinks();
-  /** @type {string[]} */
-  const failures = [];
-  await busy(byId('bulk-tag', HTMLButtonElement), async () => {
-    for (const link of chosen) {
-      const tags = [...new Set([...(link.Tags ?? []), ...adding])];
-      if (tags.length === (link.Tags ?? []).length) continue;
-      try {
-        const updated = await updateLink(link.ShortCode, { tags: tags.join(',') });
-        links.list = links.list.map((l) => (l.ShortCode === link.ShortCode ? updated : l));
-      } catch (error) {
-        noteDisabled(error);
-        failures.push(`${link.ShortCode}: ${messageOf(error)}`);
-      }
-    }
-  });
-  changed();
-  if (failures.length > 0) {
-    showError('bulk-error', `Not tagged: ${failures.join(' ')}`);
-    return;
-  }
-  input.value = '';
-  input.removeAttribute('aria-invalid');
-  announce(`Tagged ${chosen.length} ${chosen.length === 1 ? 'link' : 'links'} with ${adding.join(', ')}.`);
-}
-
-/** @type {string | null} */
-let exportUrl = null;
-
-/** Every link the search matches (all pages), downloaded as CSV. */
-async function exportCsv() {
-  clearErrors('links-error');
-  /** @type {LinkDetails[]} */
-  let all = [];
-  try {
-    await busy(byId('export-csv', HTMLButtonElement), async () => {
-      /** @type {string | null} */
-      let cursor = null;
-      do {
-        const page = await listLinks({ ...links.filter, order: links.order, limit: EXPORT_PAGE, cursor });
-        all = all.concat(page.links);
-        cursor = page.next;
-      } while (cursor !== null);
-    });
-  } catch (error) {
-    if (!noteDisabled(error)) showError('links-error', messageOf(error));
-    return;
-  }
-  const text = linksCsv(sortLinks(all, links.order), shortUrlOf, (link) => STATE_TEXT[stateOf(link)]);
-  if (exportUrl !== null) URL.revokeObjectURL(exportUrl);
-  exportUrl = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-  const a = document.createElement('a');
-  a.href = exportUrl;
-  a.download = `shortlink-links-${new Date().toISOString().slice(0, 10)}.csv`;
-  a.click();
-  announce(`Downloading ${all.length} ${all.length === 1 ? 'link' : 'links'} as ${a.download}.`);
-}
-
 /** Listens to the list's controls. */
 export function wireLinksList() {
   onLinksChange(renderLinks);
@@ -492,27 +417,5 @@ export function wireLinksList() {
     announce(`Sorted ${(sort.selectedOptions[0]?.textContent ?? '').toLowerCase()}.`);
   });
   byId('load-more', HTMLButtonElement).addEventListener('click', loadMore);
-  byId('export-csv', HTMLButtonElement).addEventListener('click', exportCsv);
-  byId('select-all', HTMLInputElement).addEventListener('change', (event) => {
-    const on = event.currentTarget instanceof HTMLInputElement && event.currentTarget.checked;
-    links.selected.clear();
-    if (on) for (const link of links.list) links.selected.add(link.ShortCode);
-    for (const box of byId('links').querySelectorAll('input.select')) {
-      if (box instanceof HTMLInputElement) box.checked = on;
-    }
-    renderSelection();
-  });
-  byId('bulk-clear', HTMLButtonElement).addEventListener('click', () => {
-    links.selected.clear();
-    changed();
-    byId('select-all').focus();
-  });
-  byId('bulk-tag', HTMLButtonElement).addEventListener('click', bulkTag);
-  byId('bulk-tags', HTMLInputElement).addEventListener('keydown', (event) => {
-    if (event.key === 'Enter') {
-      event.preventDefault();
-      void bulkTag();
-    }
-  });
-  byId('bulk-delete', HTMLButtonElement).addEventListener('click', () => openDeleteDialog(selectedLinks()));
+  wireLinksBulk();
 }
