@@ -306,6 +306,12 @@ export function dashboardTests(): void {
         }
         await page.setViewportSize({ width: 360, height: 740 });
         assert.equal(await overflow(), 0, `${view} scrolls sideways at 360 px`);
+        if (view === 'account') {
+          assert.equal(await page.locator('#bookmarklet-card').isVisible(), false, 'no bookmarklet on a phone');
+          await page.setViewportSize({ width: 1280, height: 800 });
+          assert.equal(await page.locator('#bookmarklet-card').isVisible(), true, 'the bookmarklet on a desktop');
+          await page.setViewportSize({ width: 360, height: 740 });
+        }
         for (const scheme of ['light', 'dark'] as const) {
           await page.emulateMedia({ colorScheme: scheme });
           assert.deepEqual(await axeViolations(page), [], `axe-core on ${view}, ${scheme}`);
