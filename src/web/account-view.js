@@ -1,6 +1,7 @@
 // Getting in and out: creating an account (and showing its code once), signing in with a
-// code, "Remember me", signing out, and the account card with its two consequential actions:
-// changing the access code (the new one shown once) and deleting the account.
+// code (kept for the tab, or on the device with "Remember me"), signing out, and the Account
+// view with its two consequential actions: changing the access code (the new one shown once)
+// and deleting the account.
 import { ApiError, deleteAccount, getAccount, messageOf, newAccount, rotateAccessCode } from './api.js';
 import {
   announce,
@@ -14,9 +15,16 @@ import {
   setTime,
   showError,
 } from './dom.js';
-import { applyLiveEvent, forgetLinks, loadLinks, noteDisabled, showLinks } from './links-view.js';
+import { forgetIntegrations, showLiveState } from './integrations-view.js';
+import { forgetCreate } from './link-create.js';
+import { forgetDelete } from './link-delete.js';
+import { forgetEdit } from './link-edit.js';
+import { forgetLinks, loadLinks, showLinks } from './links-list.js';
+import { applyLiveEvent } from './links-live.js';
+import { links, noteDisabled } from './links-state.js';
 import { startLive, stopLive } from './live.js';
-import { remember, rememberedCode, session } from './session.js';
+import { setSignedIn } from './router.js';
+import { keep, rememberedCode, session, storedCode } from './session.js';
 import { forgetStats } from './stats-view.js';
 
 /** The account card's Uid and creation time (its "Links used" is the links view's). */
@@ -50,13 +58,20 @@ function hideNewCode() {
  * reopens after a break, the list is loaded again: events of the break are not replayed.
  */
 function listen() {
-  startLive(applyLiveEvent, () => void loadLinks().catch(() => {}));
+  startLive(applyLiveEvent, () => void loadLinks().catch(() => {}), showLiveState);
+}
+
+/** Focuses the heading of the view shown. */
+function focusView() {
+  const heading = document.querySelector('.view:not([hidden]) h2');
+  if (heading instanceof HTMLElement) heading.focus();
 }
 
 /** @param {boolean} signedIn */
 function showSignedIn(signedIn) {
   byId('signed-in').hidden = !signedIn;
   byId('signed-out').hidden = signedIn;
+  setSignedIn(signedIn);
 }
 
 /**
@@ -82,11 +97,16 @@ async function signIn(code) {
 /** Forgets the account in this page and on this device, and shows the way in again. */
 function forgetAccount() {
   stopLive();
+  showLiveState('off');
   session.code = null;
   session.account = null;
-  remember(null);
+  keep(null);
   forgetLinks();
+  forgetCreate();
+  forgetEdit();
+  forgetDelete();
   forgetStats();
+  forgetIntegrations();
   hideNewCode();
   for (const id of ['rotate-dialog', 'delete-account-dialog']) byId(id, HTMLDialogElement).close();
   const form = byId('sign-in-form', HTMLFormElement);
@@ -99,7 +119,7 @@ function forgetAccount() {
 function signOut() {
   forgetAccount();
   byId('sign-in-heading').focus();
-  announce('Signed out. The access code is forgotten on this device.');
+  announce('Signed out. The access code is forgotten in this tab and on this device.');
 }
 
 function openRotateDialog() {
@@ -122,7 +142,7 @@ async function confirmRotate() {
   session.code = account.AccessCode;
   session.account = account;
   // A device that remembered the old code remembers the new one instead.
-  remember(wasRemembered ? account.AccessCode : null);
+  keep(account.AccessCode, wasRemembered);
   byId('rotate-dialog', HTMLDialogElement).close('rotated');
   renderAccount();
   // The stream opened with the old code stops working at its next reconnect: open one now.
@@ -133,10 +153,9 @@ async function confirmRotate() {
 
 function openDeleteAccountDialog() {
   clearErrors('delete-account-error');
-  const usage = byId('account-usage').textContent ?? '';
-  const held = usage.split('/')[0]?.trim() ?? '';
+  const held = `${links.usage.count}${links.usage.exact ? '' : '+'}`;
   byId('delete-account-count').textContent = held === '0' ? 'its links (it holds none)'
-    : held === '1' ? 'its 1 link' : held === '' ? 'all its links' : `all its ${held} links`;
+    : held === '1' ? 'its 1 link' : `all its ${held} links`;
   byId('delete-account-dialog', HTMLDialogElement).showModal();
 }
 
@@ -162,7 +181,7 @@ async function createAccount() {
     code = account.AccessCode;
     session.code = code;
     session.account = account;
-    remember(null);
+    keep(code);
   } catch (error) {
     showError('create-account-error', messageOf(error));
     return;
@@ -195,9 +214,9 @@ async function submitSignIn(event) {
     input.focus();
     return;
   }
-  remember(byId('sign-in-remember', HTMLInputElement).checked ? code : null);
+  keep(code, byId('sign-in-remember', HTMLInputElement).checked);
   form.reset();
-  byId('account-heading').focus();
+  focusView();
   announce(`Signed in to account ${session.account?.Uid}.`);
 }
 
@@ -207,18 +226,19 @@ async function submitSignIn(event) {
  * @returns {Promise<void>}
  */
 export async function restoreSession() {
-  const stored = rememberedCode();
+  const stored = storedCode();
   if (stored !== null) {
+    const onDevice = rememberedCode() === stored;
     try {
       await signIn(stored);
-      remember(stored);
+      keep(stored, onDevice);
       return;
     } catch (error) {
       showSignedIn(false);
       // A code the service refuses is forgotten; an outage keeps it for the next visit.
       if (error instanceof ApiError && error.status === 401) {
-        remember(null);
-        showError('sign-in-error', 'The access code remembered on this device no longer works. Sign in again.');
+        keep(null);
+        showError('sign-in-error', 'The access code kept in this browser no longer works. Sign in again.');
       } else {
         showError('sign-in-error', messageOf(error));
       }
@@ -236,14 +256,14 @@ export function wireAccountView() {
   const rememberBox = byId('account-remember', HTMLInputElement);
   rememberBox.addEventListener('change', () => {
     const on = rememberBox.checked;
-    remember(on ? session.code : null);
-    announce(on ? 'The access code is remembered on this device.' : 'The access code is no longer remembered on this device.');
+    keep(session.code, on);
+    announce(on ? 'The access code is remembered on this device.' : 'The access code is kept for this tab only.');
   });
   byId('copy-new-code', HTMLButtonElement).addEventListener('click', (event) =>
     copyWithFeedback(buttonOf(event), session.code ?? '', 'access code'));
   byId('dismiss-new-code', HTMLButtonElement).addEventListener('click', () => {
     hideNewCode();
-    byId('account-heading').focus();
+    focusView();
   });
   clearErrorOnEdit(byId('sign-in-code', HTMLInputElement), 'sign-in-error');
   byId('rotate-code', HTMLButtonElement).addEventListener('click', openRotateDialog);

@@ -1,8 +1,9 @@
 // Talking to the public HTTP API, as any other client does: one function per operation the
 // page uses. The shapes on the wire are the server's own TypeBox schemas, imported as types.
+import { describeError } from './messages.js';
 import { session } from './session.js';
 
-/** @import { Account, Link, LinkDetails, Statistics } from '../http/schemas.ts' */
+/** @import { Account, CreatedWebhook, Delivery, Link, LinkDetails, Statistics, Webhook } from '../http/schemas.ts' */
 
 /**
  * What a create or an edit sends. On an edit an empty string clears that field; on a create
@@ -107,11 +108,26 @@ function parseJson(text) {
 }
 
 /**
- * The words to show for a failure: the API's own, or a plain one for a fault in this page.
+ * The words to show for a failure, from the table of messages.js, and the field they concern.
+ * @param {unknown} error
+ * @returns {{ field: import('./messages.js').Field, text: string }}
+ */
+export function explain(error) {
+  if (error instanceof ApiError) return describeError(error.status, error.message);
+  return { field: 'form', text: 'Something went wrong in this page. Reload it and try again.' };
+}
+
+/**
+ * The words to show for a failure (see explain).
  * @param {unknown} error
  */
 export function messageOf(error) {
-  return error instanceof ApiError ? error.message : 'Something went wrong in this page. Reload it and try again.';
+  return explain(error).text;
+}
+
+/** @param {unknown} error true when an answer says the account is disabled */
+export function isDisabledError(error) {
+  return error instanceof ApiError && error.status === 403 && /: the account is disabled$/.test(error.message);
 }
 
 /** @returns {Promise<Account>} a new account, access code included (shown this once) */
@@ -124,17 +140,20 @@ export async function getAccount() {
   return parseJson(await call('GET', '/v1/get_account'));
 }
 
+/** The list's orders (CONTRACT §7.1). @typedef {'oldest' | 'newest' | 'visits'} Order */
+
 /**
- * One page of the signed-in account's links, oldest first, filtered by `q` (text) and `tag`
- * (comma-separated, all must match) when given.
- * @param {{ q?: string, tag?: string, limit: number, cursor?: string | null }} options
+ * One page of the signed-in account's links in `order` (the API's default, oldest first,
+ * when left out), filtered by `q` (text) and `tag` (comma-separated, all must match) when given.
+ * @param {{ q?: string, tag?: string, order?: Order, limit: number, cursor?: string | null }} options
  * @returns {Promise<LinkPage>}
  */
-export async function listLinks({ q = '', tag = '', limit, cursor = null }) {
+export async function listLinks({ q = '', tag = '', order = 'oldest', limit, cursor = null }) {
   /** @type {Record<string, string>} */
   const params = { limit: String(limit) };
   if (q !== '') params.q = q;
   if (tag !== '') params.tag = tag;
+  if (order !== 'oldest') params.order = order;
   if (cursor !== null) params.cursor = cursor;
   const { text, headers } = await exchange('GET', '/v1/links', { params });
   const links = parseJson(text);
@@ -213,4 +232,31 @@ export async function getStats(query) {
  */
 export async function getStatsCsv(query) {
   return call('GET', '/v1/stats', { params: { ...statsParams(query), format: 'csv' } });
+}
+
+/** @returns {Promise<Webhook[]>} the account's webhooks, without their secrets */
+export async function listWebhooks() {
+  return parseJson(await call('GET', '/v1/webhooks'));
+}
+
+/**
+ * @param {string} url
+ * @param {string[]} events
+ * @returns {Promise<CreatedWebhook>} the new webhook with its secret (shown this once)
+ */
+export async function createWebhook(url, events) {
+  return parseJson(await call('POST', '/v1/webhooks', { body: { url, events: events.join(',') } }));
+}
+
+/** @param {string} id */
+export async function deleteWebhook(id) {
+  await call('DELETE', '/v1/webhooks', { params: { id } });
+}
+
+/**
+ * @param {string} id
+ * @returns {Promise<Delivery[]>} the webhook's last delivery attempts
+ */
+export async function listDeliveries(id) {
+  return parseJson(await call('GET', '/v1/webhooks/deliveries', { params: { id } }));
 }

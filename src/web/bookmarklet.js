@@ -27,9 +27,12 @@ export function prefillFromAddress() {
   const url = params.get(PARAMETER);
   if (url === null || url.trim() === '') return;
   byId('link-url', HTMLInputElement).value = url.trim();
+  byId('create-box', HTMLDetailsElement).open = true;
   params.delete(PARAMETER);
   const rest = params.toString();
-  history.replaceState(history.state, '', `${location.pathname}${rest === '' ? '' : `?${rest}`}${location.hash}`);
+  // The form is in the Links view (the default): an address naming another view names it instead.
+  const hash = location.hash === '' || location.hash === '#' ? '' : '#/links';
+  history.replaceState(history.state, '', `${location.pathname}${rest === '' ? '' : `?${rest}`}${hash}`);
 }
 
 /** Sets the bookmarklet link up; clicking it here only explains what it is for. */

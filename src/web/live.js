@@ -9,6 +9,12 @@ import { session } from './session.js';
  * @typedef {{ type: string, timestamp: string, data: any }} LiveEvent
  */
 
+/**
+ * Where the stream stands, for the Integrations view: `connecting` (first attempt), `live`,
+ * `reconnecting` (after a break), `stopped` (refused: 401/403) or `off` (signed out).
+ * @typedef {'connecting' | 'live' | 'reconnecting' | 'stopped' | 'off'} LiveState
+ */
+
 /** Pause before reconnecting, unless the server said otherwise (`retry:`). */
 const RETRY_MS = 3000;
 
@@ -20,14 +26,15 @@ let current = null;
  * `onOpen` runs each time the stream (re)opens, so the caller can catch up on what it missed.
  * @param {(event: LiveEvent) => void} onEvent
  * @param {() => void} [onOpen]
+ * @param {(state: LiveState) => void} [onState]
  */
-export function startLive(onEvent, onOpen = () => {}) {
+export function startLive(onEvent, onOpen = () => {}, onState = () => {}) {
   stopLive();
   const code = session.code;
   if (code === null || typeof ReadableStream === 'undefined' || typeof TextDecoderStream === 'undefined') return;
   const controller = new AbortController();
   current = controller;
-  void run(code, controller.signal, onEvent, onOpen);
+  void run(code, controller.signal, onEvent, onOpen, onState);
 }
 
 /** Stops listening (sign-out, a new access code). */
@@ -41,10 +48,12 @@ export function stopLive() {
  * @param {AbortSignal} signal
  * @param {(event: LiveEvent) => void} onEvent
  * @param {() => void} onOpen
+ * @param {(state: LiveState) => void} onState
  */
-async function run(code, signal, onEvent, onOpen) {
+async function run(code, signal, onEvent, onOpen, onState) {
   let retryMs = RETRY_MS;
   let opened = 0;
+  onState('connecting');
   while (!signal.aborted) {
     try {
       const response = await fetch('/v1/events', {
@@ -54,9 +63,13 @@ async function run(code, signal, onEvent, onOpen) {
         redirect: 'error',
         signal,
       });
-      if (response.status === 401 || response.status === 403) return;
+      if (response.status === 401 || response.status === 403) {
+        onState('stopped');
+        return;
+      }
       if (response.ok && response.body !== null) {
         if (opened++ > 0) onOpen();
+        onState('live');
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
         for (;;) {
@@ -77,6 +90,7 @@ async function run(code, signal, onEvent, onOpen) {
       // Aborted, or no answer: try again below unless stopped.
     }
     if (signal.aborted) return;
+    onState('reconnecting');
     await new Promise((resolve) => setTimeout(resolve, retryMs));
   }
 }

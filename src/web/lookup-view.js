@@ -14,7 +14,8 @@ import {
   showError,
   submitterOf,
 } from './dom.js';
-import { loadedLinks, STATE_TEXT, stateOf } from './links-view.js';
+import { loadedLinks } from './links-list.js';
+import { STATE_TEXT, stateOf } from './links-state.js';
 import { session } from './session.js';
 
 /** @import { Link, LinkDetails } from '../http/schemas.ts' */

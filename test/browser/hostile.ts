@@ -34,7 +34,7 @@ async function dangerousMarkup(page: Page) {
       pwned: (window as unknown as Record<string, unknown>)[flag] ?? null,
       scripts: [...document.scripts].map((s) => s.src.replace(location.origin, '')),
       images: [...document.images].map((image) => image.getAttribute('src')),
-      svgs: [...document.querySelectorAll('svg')].filter((svg) => !svg.closest('.qr')).length,
+      svgs: [...document.querySelectorAll('svg')].filter((svg) => !svg.closest('.qr, .spark')).length,
       styleAttributes: document.querySelectorAll('[style]').length,
       unsafeLinks,
       handlers,
@@ -61,7 +61,7 @@ async function assertNothingRan(session: BrowserSession): Promise<void> {
 async function signUp(session: BrowserSession, origin: string): Promise<void> {
   await session.page.goto(`${origin}/`);
   await session.page.getByRole('button', { name: 'Create an account' }).click();
-  await session.page.locator('#account-heading').waitFor();
+  await session.page.locator('#links-heading').waitFor();
 }
 
 async function submitLink(page: Page, url: string, short = ''): Promise<void> {
@@ -83,30 +83,32 @@ export function hostileContentTests(): void {
         await submitLink(page, target, i === 2 ? 'javascript.__pwned' : '');
         await waitForText(page, '#account-usage', new RegExp(`^${i + 1} / 20$`));
       }
-      const targets = await page.locator('#links > li .target').allTextContents();
-      assert.deepEqual(targets, [...HOSTILE_TARGETS], 'each target shows exactly as given, as text');
+      const targets = await page.locator('#links > tr .target').allTextContents();
+      assert.deepEqual(targets, [...HOSTILE_TARGETS].reverse(), 'each target shows exactly as given, as text (newest first)');
       // Whole on hover and focus, still as text.
-      for (const element of await page.locator('#links > li .target').all()) {
+      for (const element of await page.locator('#links > tr .target').all()) {
         await element.hover();
         await element.focus();
       }
-      await waitForText(page, '#links > li:nth-child(3) .short-url', /\/javascript\.__pwned$/);
+      await waitForText(page, '#links > tr[data-code="javascript.__pwned"] .short-url', /\/javascript\.__pwned$/);
 
       // javascript: and data: are refused by the API, and its error shows as text beside the field.
       await submitLink(page, `javascript:window.${PWNED}=5`);
-      await waitForText(page, '#link-url-error', /^Unable to create link: url /);
+      await waitForText(page, '#link-url-error', /^Only http:\/\/ and https:\/\/ addresses can be shortened\.$/);
       await submitLink(page, `data:text/html,<script>window.${PWNED}=6</script>`);
-      await waitForText(page, '#link-url-error', /^Unable to create link: url /);
+      await waitForText(page, '#link-url-error', /^Only http:\/\/ and https:\/\/ addresses can be shortened\.$/);
       // A code with markup is refused beside the shortcode field.
       await submitLink(page, 'https://example.com/', `<script>window.${PWNED}=7</script>`);
-      await waitForText(page, '#link-short-error', /^Unable to create link: short /);
+      await waitForText(page, '#link-short-error', /^A shortcode may hold only letters/);
 
-      // The public lookup of a hostile target, and its QR and delete dialogs.
+      // The public lookup of a hostile target (in the Account view), and its QR and delete dialogs.
+      await page.getByRole('link', { name: 'Account' }).click();
       await page.getByLabel('Shortcode or short URL').fill('javascript.__pwned');
       await page.getByRole('button', { name: 'Look up' }).click();
       await waitForText(page, '#lookup-state', /^Active$/);
       assert.equal(await page.locator('#lookup-target').textContent(), HOSTILE_TARGETS[2]);
-      await page.locator('#links > li').nth(0).getByRole('button', { name: /^QR/ }).click();
+      await page.getByRole('link', { name: 'Links' }).click();
+      await page.locator('#links > tr').nth(0).getByRole('button', { name: /^QR/ }).click();
       await page.locator('#qr-dialog svg').waitFor();
       await page.keyboard.press('Escape');
 
@@ -133,7 +135,7 @@ export function hostileContentTests(): void {
 
       await page.getByRole('button', { name: 'Refresh' }).click();
       await waitForText(page, '#account-usage', /^4 \/ 20$/);
-      const items = page.locator('#links > li');
+      const items = page.locator('#links > tr');
       for (const [i, link] of fakeLinks.entries()) {
         const item = items.nth(i);
         assert.equal(await item.locator('.target').textContent(), link.PointsTo);
@@ -141,7 +143,7 @@ export function hostileContentTests(): void {
         assert.ok((await item.locator('.short-url').textContent())?.endsWith(`/${link.ShortCode}`));
       }
       // Clicking the non-links does nothing.
-      for (const target of await page.locator('#links > li .target').all()) await target.click();
+      for (const target of await page.locator('#links > tr .target').all()) await target.click();
       assert.equal(new URL(page.url()).pathname, '/');
 
       // The delete dialog and the QR dialog name the code as text.
@@ -153,12 +155,14 @@ export function hostileContentTests(): void {
       await page.keyboard.press('Escape');
 
       // A faked lookup answer and a faked error line show as text too.
+      await page.getByRole('link', { name: 'Account' }).click();
       await page.getByLabel('Shortcode or short URL').fill('anything');
       await page.getByRole('button', { name: 'Look up' }).click();
       await waitForText(page, '#lookup-accesses', /^3$/);
       assert.equal(await page.locator('#lookup-short').textContent(), evilCode);
       assert.equal(await page.locator('#lookup-target').textContent(), fakeLinks[0]!.PointsTo);
       assert.equal(await page.locator('#lookup-target a').count(), 0);
+      await page.getByRole('link', { name: 'Links' }).click();
       await submitLink(page, 'https://example.com/');
       await waitForText(page, '#link-url-error', /<img src=x onerror=/);
 

@@ -30,7 +30,7 @@ export function liveTests(): void {
       await page.getByLabel('Custom shortcode').fill('live-link');
       const listed = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/links');
       await page.getByRole('button', { name: 'Shorten' }).click();
-      const item = '#links li[data-code="live-link"]';
+      const item = '#links tr[data-code="live-link"]';
       await listed;
       await page.locator('#links:not([aria-busy])').waitFor();
       await waitForText(page, `${item} .accesses`, /^0\b/);
@@ -57,16 +57,17 @@ export function liveTests(): void {
       await waitForText(page, `${item} .link-title`, 'Edited elsewhere');
       const created = await server.app.inject({ method: 'POST', url: '/v1/link', headers: auth, payload: { url: 'https://example.com/other', short: 'made-elsewhere' } });
       assert.equal(created.statusCode, 200, created.body);
-      await page.locator('#links li[data-code="made-elsewhere"]').waitFor();
+      await page.locator('#links tr[data-code="made-elsewhere"]').waitFor();
       await waitForText(page, '#account-usage', /^2 \//);
 
       // The link's statistics, open, follow its visits too.
-      await page.getByRole('button', { name: 'Stats live-link' }).click();
+      await page.getByRole('link', { name: 'Stats live-link' }).click();
       await waitForText(page, '#stats-visits', /^2$/);
       const third = await server.app.inject({ url: '/live-link' });
       assert.equal(third.statusCode, 302);
-      await waitForText(page, `${item} .accesses`, /^3\b/);
       await waitForText(page, '#stats-visits', /^3$/);
+      await page.goBack();
+      await waitForText(page, `${item} .accesses`, /^3\b/);
 
       assert.deepEqual(requested.filter((url) => url.toLowerCase().includes(code.toLowerCase())), [], 'the access code in a URL');
       await assertCleanSession(session);

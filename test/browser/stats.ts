@@ -66,7 +66,7 @@ async function apiStats(server: UiServer, code: string, query: Record<string, st
 async function signIn(page: Page, code: string): Promise<void> {
   await page.getByLabel('Access code', { exact: true }).fill(code);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('#account-heading:focus').waitFor();
+  await page.locator('.view:not([hidden]) h2:focus').waitFor();
 }
 
 /** The cells of a top list, as `name=visits` (its row's data-name, not the words shown). */
@@ -107,7 +107,7 @@ export function statsTests(): void {
         return active?.id || active?.textContent?.trim().replace(/\s+/g, ' ') || '';
       });
 
-      await page.locator('#account-stats').focus();
+      await page.getByRole('link', { name: 'Statistics' }).focus();
       await page.keyboard.press('Enter');
       await waitForText(page, '#stats-visits', /^6$/);
       assert.equal(await activeId(page), 'stats-heading');
@@ -116,7 +116,7 @@ export function statsTests(): void {
         await page.keyboard.press('Tab');
         order.push(await name());
       }
-      assert.deepEqual(order, ['stats-refresh', 'stats-close', 'stats-range', 'Show the numbers as a table']);
+      assert.deepEqual(order, ['stats-refresh', 'stats-range', 'stats-who-all', 'Show the numbers as a table']);
       await page.keyboard.press('Enter');
       assert.equal(await page.locator('#stats-table-details').getAttribute('open'), '');
       await page.keyboard.press('Tab');
@@ -130,9 +130,9 @@ export function statsTests(): void {
       await page.locator('#stats-range').focus();
       await page.keyboard.press('ArrowDown');
       await waitForText(page, '#stats-chart-caption', /^Visits per month, /);
-      await page.locator('#stats-close').focus();
-      await page.keyboard.press('Enter');
-      assert.equal(await activeId(page), 'account-stats');
+      // Back (the browser's, here from the keyboard) returns to the list.
+      await page.goBack();
+      await page.locator('#links-heading:focus').waitFor();
       await assertCleanSession(session);
     });
 
@@ -147,7 +147,7 @@ export function statsTests(): void {
       const { page } = session;
       await openUi(session, server.origin);
       await signIn(page, code);
-      await page.getByRole('button', { name: 'Stats stats-one' }).click();
+      await page.getByRole('link', { name: 'Stats stats-one' }).click();
       await waitForText(page, '#stats-visits', /^6$/);
       assert.equal(await page.locator(`#stats-referrers tr[data-name="${longHost}"] td.num`).textContent(), '1');
       await page.getByText('Show the numbers as a table').click();
@@ -202,7 +202,7 @@ async function wholeView(t: TestContext, server: UiServer): Promise<void> {
   await signIn(page, code);
 
   // 1. A link's statistics, from its row; focus moves to the view's heading.
-  const stats = page.getByRole('button', { name: 'Stats stats-one' });
+  const stats = page.getByRole('link', { name: 'Stats stats-one' });
   await stats.click();
   await waitForText(page, '#stats-visits', /^5$/);
   assert.equal(await activeId(page), 'stats-heading');
@@ -233,6 +233,11 @@ async function wholeView(t: TestContext, server: UiServer): Promise<void> {
   assert.deepEqual(await topList(page, 'stats-countries'), ['US=2', 'ZZ=2', 'GB=1']);
   assert.equal(await page.locator('#stats-countries tr[data-name="US"] th').textContent(), 'United States (US)');
   assert.equal(await page.locator('#stats-countries tr[data-name="ZZ"] th').textContent(), 'Unknown (ZZ)');
+  // The same countries on the map: the busiest darkest, the others by share; unknown nowhere.
+  assert.equal(await page.locator('#stats-map path[data-code="US"]').getAttribute('class'), 'country shade-5');
+  assert.equal(await page.locator('#stats-map path[data-code="GB"]').getAttribute('class'), 'country shade-3');
+  assert.equal(await page.locator('#stats-map path[data-code="FR"]').getAttribute('class'), 'country shade-0');
+  assert.equal(await page.locator('#stats-map path[data-code="US"] title').textContent(), 'United States (US): 2 visits');
   assert.deepEqual(await topList(page, 'stats-devices'), ['bot=2', 'desktop=2', 'mobile=1']);
   const api = JSON.parse(await apiStats(server, code, { short: 'stats-one' })) as Statistics;
   assert.deepEqual(await topList(page, 'stats-browsers'), api.Browsers.map((b) => `${b.Name}=${b.Visits}`));
@@ -275,7 +280,7 @@ async function wholeView(t: TestContext, server: UiServer): Promise<void> {
   await page.getByLabel('From', { exact: true }).fill('2020-01-01');
   await page.getByLabel('By', { exact: true }).selectOption('hour');
   await page.getByRole('button', { name: 'Show', exact: true }).click();
-  await waitForText(page, '#stats-custom-error', /^Unable to get statistics: the period holds more than 10000 hours/);
+  await waitForText(page, '#stats-custom-error', /^That period has more than 10000 hours: choose a shorter one/);
   await page.getByLabel('From', { exact: true }).fill('2020-01-01');
   await page.getByLabel('To', { exact: true }).fill('2020-01-31');
   await page.getByLabel('By', { exact: true }).selectOption('auto');
@@ -301,13 +306,13 @@ async function wholeView(t: TestContext, server: UiServer): Promise<void> {
   assert.equal(csv.split('\n')[0], 'time,visits,bots');
   assert.equal(csv.trim().split('\n').length, 73);
 
-  // 6. Close: focus goes back to the link's Stats button.
-  await page.getByRole('button', { name: 'Close statistics' }).click();
+  // 6. Back returns to the list, focus on its heading.
+  await page.goBack();
   assert.equal(await page.locator('#stats').isVisible(), false);
-  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Stats stats-one');
+  await page.locator('#links-heading:focus').waitFor();
 
   // 7. The whole account: both links' visits together.
-  await page.getByRole('button', { name: 'Statistics of all links' }).click();
+  await page.getByRole('link', { name: 'Statistics' }).click();
   await page.getByLabel('Period', { exact: true }).selectOption('30d');
   await waitForText(page, '#stats-visits', /^6$/);
   assert.equal(await page.locator('#stats-heading').textContent(), 'Statistics of all links');
@@ -324,12 +329,18 @@ async function wholeView(t: TestContext, server: UiServer): Promise<void> {
   await page.getByRole('button', { name: 'Refresh statistics' }).click();
   await waitForText(page, '#stats-visits', /^7$/);
   assert.equal(await page.locator('#stats-bots').textContent(), '3');
-  // A link deleted while its statistics are open takes them with it.
-  await page.getByRole('button', { name: 'Stats stats-two' }).click();
+  // A deleted link's statistics address says it is gone, and shows none of its numbers.
+  await page.getByRole('link', { name: 'Links' }).click();
+  await page.getByRole('link', { name: 'Stats stats-two' }).click();
   await waitForText(page, '#stats-visits', /^2$/);
+  await page.goBack();
   await page.getByRole('button', { name: 'Delete stats-two' }).click();
   await page.getByRole('button', { name: 'Delete link' }).click();
-  await page.locator('#stats').waitFor({ state: 'hidden' });
+  await page.locator('#links tr[data-code="stats-two"]').waitFor({ state: 'detached' });
+  await page.goForward();
+  await waitForText(page, '#stats-error', /^There is no link with this shortcode/);
+  assert.equal(await page.locator('#stats-body').isVisible(), false);
+  await page.getByRole('link', { name: 'Account' }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.locator('#sign-in-form').waitFor();
   assert.equal(await page.locator('#stats-chart').innerHTML(), '');

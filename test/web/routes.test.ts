@@ -110,7 +110,7 @@ describe('the web UI page', () => {
     }
     const refs = references(html);
     assert.ok(refs.length >= 4);
-    for (const ref of refs) assert.match(ref, /^(\/assets\/[0-9a-f]{16}\/[\w.-]+|#[\w-]+)$/, ref);
+    for (const ref of refs) assert.match(ref, /^(\/assets\/[0-9a-f]{16}\/[\w.-]+|#\/?[\w-]+)$/, ref);
   });
 
   test('names the service\'s BASE_URL, so short URLs read right from the first load on any origin', async (t) => {
