@@ -241,7 +241,7 @@ async function benchmarkListPage(label: string, data: PreloadedListing) {
   const name = (scenario: string) => (label === 'sqlite' ? scenario : `${label}: ${scenario}`);
   const pages = (filter: string, deep: boolean) => [
     `/v1/links?${filter}&limit=50`,
-    ...(deep ? data.largeIds.map((id) => `/v1/links?${filter}&limit=50&cursor=${encodeCursor(id)}`) : []),
+    ...(deep ? data.largeIds.map((id) => `/v1/links?${filter}&limit=50&cursor=${encodeCursor('oldest', { id })}`) : []),
   ];
   for (const [filter, title] of [['q=campaign', 'q'], ['tag=promo', 'tag']] as const) {
     const small = await measure(server.url, pages(filter, false), { headers: { authorization: `Bearer ${data.smallAccessCode}` }, server });

@@ -176,6 +176,9 @@ export const ListLinksQuery = Type.Object({
   q: Type.Optional(Type.String({ description: 'Only links whose shortcode, target or title contains this text (case-insensitive)' })),
   tag: Type.Optional(Type.String({ description: 'Only links carrying all these tags (comma-separated)' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: `At most this many links (1 to ${LIST_LIMIT_MAX}); all when omitted` })),
+  order: Type.Optional(Type.Union([Type.Literal('oldest'), Type.Literal('newest'), Type.Literal('visits')], {
+    description: 'oldest first (the default), newest first, or most visits first (ties newest first); a cursor keeps its order',
+  })),
   cursor: Type.Optional(Type.String({ description: 'Where the page starts: the cursor of the previous answer\'s Link rel="next" header' })),
   format: Type.Optional(Type.String({
     description: 'csv: the links as CSV, the columns of `shortlink export` (as `Accept: text/csv` does); json (default)',

@@ -3,6 +3,7 @@
  * raw parameter text; each returns the stored form or throws an invalid-parameter error.
  */
 import { invalid } from '../errors.ts';
+import type { LinkOrder, LinkPosition } from './link-store.ts';
 
 export const TITLE_MAX = 200;
 export const TAGS_MAX = 10;
@@ -133,19 +134,40 @@ export function foldCase(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
-/**
- * The list cursor: opaque to clients ("c" and the position in base64url), so its form can
- * change without breaking them. The position is the last link's row id, which only grows.
- */
-export function encodeCursor(position: number): string {
-  return Buffer.from(`c${position}`).toString('base64url');
+export const LINK_ORDERS: readonly LinkOrder[] = ['oldest', 'newest', 'visits'];
+
+/** `order` of a list: oldest (the default), newest or visits. */
+export function parseOrder(value: string): LinkOrder {
+  const order = LINK_ORDERS.find((known) => known === value);
+  if (order === undefined) throw invalid(`order must be one of ${LINK_ORDERS.join(', ')}`);
+  return order;
 }
 
-export function decodeCursor(value: string): number {
-  const text = /^[A-Za-z0-9_-]{1,32}$/.test(value) ? Buffer.from(value, 'base64url').toString('latin1') : '';
-  const match = /^c([0-9]{1,16})$/.exec(text);
-  if (match === null || !Number.isSafeInteger(Number(match[1])) || encodeCursor(Number(match[1])) !== value) {
+/** A cursor's order letter: `c` (oldest, the form cursors had before orders), `n`, `v`. */
+const ORDER_LETTER: Readonly<Record<LinkOrder, string>> = { oldest: 'c', newest: 'n', visits: 'v' };
+
+/**
+ * The list cursor: opaque to clients (the order's letter and the position, in base64url), so
+ * its form can change without breaking them. A cursor holds its order (CONTRACT §7.1): the
+ * last link's row id, and for `visits` the count it had, so that the next page starts right
+ * after it whatever was created meanwhile.
+ */
+export function encodeCursor(order: LinkOrder, position: LinkPosition): string {
+  const count = order === 'visits' ? `.${position.accesses ?? 0}` : '';
+  return Buffer.from(`${ORDER_LETTER[order]}${position.id}${count}`).toString('base64url');
+}
+
+export function decodeCursor(value: string): { order: LinkOrder; after: LinkPosition } {
+  const text = /^[A-Za-z0-9_-]{1,48}$/.test(value) ? Buffer.from(value, 'base64url').toString('latin1') : '';
+  const match = /^([cnv])([0-9]{1,16})(?:\.([0-9]{1,16}))?$/.exec(text);
+  const order = LINK_ORDERS.find((known) => ORDER_LETTER[known] === match?.[1]);
+  const id = Number(match?.[2]);
+  const accesses = match?.[3] === undefined ? undefined : Number(match[3]);
+  if (match === null || order === undefined || !Number.isSafeInteger(id) || (order === 'visits') !== (accesses !== undefined)
+    || (accesses !== undefined && !Number.isSafeInteger(accesses))) {
     throw invalid('cursor is not valid');
   }
-  return Number(match[1]);
+  const after = accesses === undefined ? { id } : { id, accesses };
+  if (encodeCursor(order, after) !== value) throw invalid('cursor is not valid');
+  return { order, after };
 }

@@ -1,10 +1,10 @@
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
 import type {
-  LinkChanges, LinkDetailsRecord, LinkRecord, LinkRefusal, LinkStore, ResolvedLink,
+  LinkChanges, LinkDetailsRecord, LinkPosition, LinkRecord, LinkRefusal, LinkStore, ResolvedLink,
 } from './link-store.ts';
 import type { AccountRecord } from '../accounts/account-store.ts';
 import {
-  foldCase, decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseQuery, parseTags, parseTitle,
+  foldCase, decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseOrder, parseQuery, parseTags, parseTitle,
 } from './link-details.ts';
 import type { Visit } from '../stats/visit.ts';
 import type { LinkEventSink } from '../events/domain-events.ts';
@@ -38,6 +38,9 @@ export interface ListLinksInput {
   /** Comma-separated; a link must carry them all. */
   readonly tag?: string | undefined;
   readonly limit?: string | undefined;
+  /** `oldest` (the default), `newest` or `visits`. */
+  readonly order?: string | undefined;
+  /** Holds its own order: with an `order` that differs, refused. */
   readonly cursor?: string | undefined;
 }
 
@@ -140,7 +143,7 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
 
   /** One of the account's links with its details, or undefined (through the list: the store has no single-link read of details). */
   async function ownLinkDetails(accountUid: number, shortCode: string): Promise<LinkDetailsRecord | undefined> {
-    let after: number | undefined;
+    let after: LinkPosition | undefined;
     do {
       const page = await store.listLinkDetails(accountUid, { q: foldCase(shortCode), limit: 1000, ...(after === undefined ? {} : { after }) });
       const found = page.links.find((link) => link.shortCode === shortCode);
@@ -204,13 +207,20 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
 
     async listDetails(account, input = {}) {
       const tags = input.tag === undefined ? [] : parseTags(input.tag, 'tag');
+      const asked = input.order === undefined ? undefined : parseOrder(input.order);
+      const cursor = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+      if (asked !== undefined && cursor !== undefined && cursor.order !== asked) {
+        throw invalid(`cursor belongs to order=${cursor.order}, not order=${asked}`);
+      }
+      const order = cursor?.order ?? asked ?? 'oldest';
       const page = await store.listLinkDetails(account.uid, {
         ...(input.q === undefined ? {} : { q: parseQuery(input.q) }),
         ...(tags.length === 0 ? {} : { tags }),
         ...(input.limit === undefined ? {} : { limit: parseLimit(input.limit) }),
-        ...(input.cursor === undefined ? {} : { after: decodeCursor(input.cursor) }),
+        ...(order === 'oldest' ? {} : { order }),
+        ...(cursor === undefined ? {} : { after: cursor.after }),
       });
-      return { links: page.links, nextCursor: page.next === undefined ? undefined : encodeCursor(page.next) };
+      return { links: page.links, nextCursor: page.next === undefined ? undefined : encodeCursor(order, page.next) };
     },
 
     async update(account, shortCode, input) {

@@ -56,21 +56,35 @@ export type UpdateLinkResult =
   | { readonly status: 'not_found' | 'not_owner' | 'account_disabled' };
 
 /** One page of an account's links (`GET /v1/links`); every field is optional. */
+/**
+ * The order of a list (CONTRACT §7.1): `oldest` first (by creation, the row id), `newest`
+ * first, or most `visits` first with ties newest first.
+ */
+export type LinkOrder = 'oldest' | 'newest' | 'visits';
+
+/** Where a page ended: the last link's row id, and for `visits` its count as it was then. */
+export interface LinkPosition {
+  readonly id: number;
+  readonly accesses?: number;
+}
+
 export interface LinkQuery {
   /** Case-insensitive substring of the shortcode, the target or the title (given lower-case). */
   readonly q?: string;
   /** Tags the link must all carry (lower case). */
   readonly tags?: readonly string[];
-  /** Only links after this position (a previous page's `next`). */
-  readonly after?: number;
+  /** `oldest` when omitted. */
+  readonly order?: LinkOrder;
+  /** Only links after this position in the order (a previous page's `next`). */
+  readonly after?: LinkPosition;
   /** At most this many links; all of them when omitted. */
   readonly limit?: number;
 }
 
 export interface LinkPage {
   readonly links: LinkDetailsRecord[];
-  /** Where the next page starts, when more links match; the store's own position (the row id). */
-  readonly next: number | undefined;
+  /** Where the next page starts, when more links match; the store's own position. */
+  readonly next: LinkPosition | undefined;
 }
 
 export interface NewLink extends LinkDetailsInput {

@@ -5,6 +5,7 @@
  * current time in the same form, in SQL and here alike.
  */
 import { LINK_COLUMNS } from './columns.ts';
+import type { LinkOrder } from '../links/link-store.ts';
 import type { LinkDetailsRecord, LinkRecord, LinkRefusal, NewLink, ResolvedLink } from './store.ts';
 
 /** A `LinkDetailsRow`: the link columns and its details as stored. */
@@ -32,6 +33,18 @@ export interface LinkStateRow extends LinkRecord {
 export function joinTags(tags: readonly string[] | undefined): string {
   return tags === undefined ? '' : tags.join(',');
 }
+
+/**
+ * Each list order's sort (CONTRACT §7.1), the same on both engines; ties by the row id, so a
+ * position (id, and accesses for `visits`) names one place in the order. No index serves
+ * `visits`: one would cost every count batch an index update on the hot path, for a list an
+ * account of at most MaxLinks links sorts in memory (ADR 17's note of issue 27).
+ */
+export const ORDER_BY: Readonly<Record<LinkOrder, string>> = {
+  oldest: 'id',
+  newest: 'id DESC',
+  visits: 'accesses DESC, id DESC',
+};
 
 /** A new link's stored columns, by column name. */
 export type NewLinkRow = Readonly<Record<(typeof NEW_LINK_COLUMNS)[number], string | number | null>>;

@@ -211,6 +211,10 @@ describe('commands against a running server', () => {
     assert.deepEqual(await codes('--tag', 'red,blue'), ['cli-filter-2']);
     assert.deepEqual(await codes('--search', 'needle'), ['cli-filter-2']);
     assert.deepEqual(await codes('--limit', '2'), ['cli-filter-1', 'cli-filter-2']);
+    assert.deepEqual(await codes('--order', 'newest'), ['cli-filter-3', 'cli-filter-2', 'cli-filter-1']);
+    const badOrder = await cli(['links', '--order', 'popular'], { env });
+    assert.equal(badOrder.code, 2);
+    assert.match(badOrder.stderr, /--order must be oldest, newest or visits/);
     const bad = await cli(['links', '--limit', '0'], { env });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--limit must be a whole number ≥ 1/);

@@ -270,6 +270,43 @@ describe('GET /v1/links filters and pages', () => {
     assert.equal((await listDetails(app, code, { limit: '12' })).link, undefined);
   });
 
+  test('order=newest and order=visits sort on the server and page through that order; the cursor keeps it', async (t) => {
+    const { app } = await appFor(t, { defaultMaxLinks: 30 });
+    const { code } = await newAccount(app);
+    const visits = [2, 0, 4, 2, 1, 0, 3];
+    for (const [i, count] of visits.entries()) {
+      await createLinkOk(app, code, { url: `https://example.com/${i}`, short: `order${i}` });
+      for (let n = 0; n < count; n++) assert.equal((await resolve(app, `order${i}`)).statusCode, 200);
+    }
+    const walk = async (query: Record<string, string>) => {
+      const seen: string[] = [];
+      let next: Record<string, string> | undefined = query;
+      while (next !== undefined) {
+        const page = await listDetails(app, code, next);
+        seen.push(...page.links.map((l) => l.ShortCode));
+        next = page.link === undefined ? undefined : Object.fromEntries(new URL(/^<([^>]+)>/.exec(page.link)![1]!).searchParams);
+      }
+      return seen;
+    };
+    const oldest = visits.map((_, i) => `order${i}`);
+    assert.deepEqual(await walk({}), oldest);
+    assert.deepEqual(await walk({ order: 'oldest', limit: '3' }), oldest);
+    assert.deepEqual(await walk({ order: 'newest', limit: '3' }), [...oldest].reverse());
+    // Most visits first; ties newest first.
+    const byVisits = ['order2', 'order6', 'order3', 'order0', 'order4', 'order5', 'order1'];
+    assert.deepEqual(await walk({ order: 'visits' }), byVisits);
+    assert.deepEqual(await walk({ order: 'visits', limit: '2' }), byVisits);
+    // The next page's Link names its order, and a cursor alone continues in it.
+    const first = await listDetails(app, code, { order: 'newest', limit: '2' });
+    const next = new URL(/^<([^>]+)>/.exec(first.link!)![1]!);
+    assert.equal(next.searchParams.get('order'), 'newest');
+    const cursor = next.searchParams.get('cursor')!;
+    assert.deepEqual((await listDetails(app, code, { cursor, limit: '2' })).links.map((l) => l.ShortCode), ['order4', 'order3']);
+    for (const query of [{ order: 'popular' }, { order: 'NEWEST' }, { order: 'oldest', cursor }] as Record<string, string>[]) {
+      assertError(await app.inject({ method: 'GET', url: '/v1/links', query: { ...query, auth: code } }), 400, 'list links');
+    }
+  });
+
   test('format=csv or Accept: text/csv answers the same links as CSV, the columns of shortlink export; JSON stays the default', async (t) => {
     const { app } = await appFor(t);
     const { code, uid } = await newAccount(app);

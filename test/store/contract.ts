@@ -11,6 +11,7 @@ import type { AccountRecord, LinkRecord, NewLink, StatsRows, Store } from '../..
 import type { Visit, VisitClasses } from '../../src/stats/visit.ts';
 import { deliveryData, type OutboxEvent } from '../../src/store/webhooks.ts';
 import { foldCase } from '../../src/links/link-details.ts';
+import type { LinkOrder, LinkPosition } from '../../src/links/link-store.ts';
 
 /** What a backend's factory hands the suite for one test. */
 export interface OpenedStore {
@@ -743,9 +744,9 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
           await store.createLink({ ...link(account.uid, code(`p${i}`)), tags: i % 2 === 0 ? ['even'] : [] });
           if (i % 5 === 0) await store.createLink(link(other.uid, code(`o${i}`)));
         }
-        const walk = async (query: { tags?: string[]; limit: number }) => {
+        const walk = async (query: { tags?: string[]; limit: number; order?: LinkOrder }) => {
           const seen: string[] = [];
-          let after: number | undefined;
+          let after: LinkPosition | undefined;
           for (let pages = 0; pages < 30; pages++) {
             const page = await store.listLinkDetails(account.uid, after === undefined ? query : { ...query, after });
             assert.ok(page.links.length <= query.limit);
@@ -766,6 +767,33 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         await store.deleteLink(code('p3'), account.uid);
         const second = await store.listLinkDetails(account.uid, { limit: 3, after: first.next! });
         assert.deepEqual(second.links.map((row) => row.shortCode), [code('p4'), code('p5'), code('p6')]);
+        const kept = all.filter((shortCode) => shortCode !== code('p3'));
+        assert.deepEqual(await walk({ limit: 4, order: 'newest' }), { seen: [...kept].reverse(), pages: 6 });
+        assert.deepEqual((await walk({ tags: ['even'], limit: 5, order: 'newest' })).seen, all.filter((_, i) => i % 2 === 0).reverse());
+      });
+
+      test('listLinkDetails orders by visits, most first, ties newest first, and pages through that order', async () => {
+        const account = await createAccount(50);
+        const visits = [3, 0, 5, 3, 0, 1, 5, 2];
+        for (const [i, count] of visits.entries()) {
+          await store.createLink(link(account.uid, code(`v${i}`)));
+          for (let n = 0; n < count; n++) await store.resolveLink(code(`v${i}`));
+        }
+        // Most visits first; equal counts newest (the later created) first.
+        const expected = ['v6', 'v2', 'v3', 'v0', 'v7', 'v5', 'v4', 'v1'].map(code);
+        const first = await store.listLinkDetails(account.uid, { order: 'visits' });
+        assert.deepEqual(first.links.map((row) => row.shortCode), expected);
+        assert.deepEqual(first.links.map((row) => row.accesses), [5, 5, 3, 3, 2, 1, 0, 0]);
+        for (const limit of [1, 3, 8]) {
+          const seen: string[] = [];
+          let after: LinkPosition | undefined;
+          do {
+            const page = await store.listLinkDetails(account.uid, { order: 'visits', limit, ...(after === undefined ? {} : { after }) });
+            seen.push(...page.links.map((row) => row.shortCode));
+            after = page.next;
+          } while (after !== undefined);
+          assert.deepEqual(seen, expected, `pages of ${limit}`);
+        }
       });
 
       test('updateLink changes only the fields given, clears with null or [], keeps the code and the count', async () => {

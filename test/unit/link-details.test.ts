@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { DomainError, ErrorCode } from '../../src/errors.ts';
 import {
-  decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseQuery, parseTags, parseTimestamp, parseTitle,
+  decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseOrder, parseQuery, parseTags, parseTimestamp, parseTitle,
 } from '../../src/links/link-details.ts';
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
@@ -89,12 +89,24 @@ describe('parseTitle, parseTags, parseMaxVisits, parseLimit, parseQuery', () => 
 });
 
 describe('cursors', () => {
-  test('every position round-trips; anything else is refused', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (position) => {
-      assert.equal(decodeCursor(encodeCursor(position)), position);
+  test('every position round-trips with its order; anything else is refused', () => {
+    const position = fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
+    fc.assert(fc.property(position, position, fc.constantFrom('oldest', 'newest') as fc.Arbitrary<'oldest' | 'newest'>, (id, accesses, order) => {
+      assert.deepEqual(decodeCursor(encodeCursor(order, { id })), { order, after: { id } });
+      assert.deepEqual(decodeCursor(encodeCursor('visits', { id, accesses })), { order: 'visits', after: { id, accesses } });
     }));
-    for (const bad of ['', 'abc', Buffer.from('c-1').toString('base64url'), Buffer.from('c1 ').toString('base64url'), `${encodeCursor(5)}=`, 'Yz!x']) {
+    // The form cursors had before orders existed still reads as oldest first.
+    assert.deepEqual(decodeCursor(Buffer.from('c42').toString('base64url')), { order: 'oldest', after: { id: 42 } });
+    for (const bad of [
+      '', 'abc', Buffer.from('c-1').toString('base64url'), Buffer.from('c1 ').toString('base64url'), `${encodeCursor('oldest', { id: 5 })}=`, 'Yz!x',
+      Buffer.from('v5').toString('base64url'), Buffer.from('n5.3').toString('base64url'), Buffer.from('x5').toString('base64url'),
+    ]) {
       refused(() => decodeCursor(bad), /cursor/);
     }
+  });
+
+  test('order is oldest, newest or visits', () => {
+    for (const order of ['oldest', 'newest', 'visits'] as const) assert.equal(parseOrder(order), order);
+    for (const bad of ['', 'Newest', 'popular', 'visits ']) refused(() => parseOrder(bad), /^order must be one of oldest, newest, visits$/);
   });
 });

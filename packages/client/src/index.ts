@@ -65,7 +65,9 @@ export interface ListLinksOptions {
   readonly tags?: readonly string[];
   /** At most this many links (1–1000); all matching links when omitted. */
   readonly limit?: number;
-  /** Where to start: a previous page's `nextCursor`. */
+  /** `oldest` first (the default), `newest` first, or most `visits` first (ties newest first). */
+  readonly order?: 'oldest' | 'newest' | 'visits';
+  /** Where to start: a previous page's `nextCursor` (it keeps its order). */
   readonly cursor?: string;
 }
 
@@ -418,6 +420,7 @@ function listQuery(options: ListLinksOptions): URLSearchParams {
   if (options.q !== undefined) query.set('q', options.q);
   if (options.tags !== undefined && options.tags.length > 0) query.set('tag', options.tags.join(','));
   if (options.limit !== undefined) query.set('limit', String(options.limit));
+  if (options.order !== undefined) query.set('order', options.order);
   if (options.cursor !== undefined) query.set('cursor', options.cursor);
   return query;
 }

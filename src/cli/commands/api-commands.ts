@@ -306,6 +306,7 @@ Options:
   --search TEXT       only links whose shortcode, target or title holds TEXT (any case)
   --tag a,b           only links carrying every one of these tags
   --limit N           at most N links (1-1000)
+  --order ORDER       oldest (the default), newest, or visits (most first, ties newest first)
   --json              print the API's JSON array (LinkDetails) instead
   --csv               print the API's CSV instead (GET /v1/links?format=csv): every field of
                       every link, the columns of "shortlink export"; "shortlink import" on a
@@ -316,19 +317,23 @@ ${CODE_HELP}
     const parsed = parseCommand(args, context, {
       command: links,
       options: {
-        ...CODE_OPTIONS, search: { type: 'string' }, tag: { type: 'string' }, limit: { type: 'string' },
+        ...CODE_OPTIONS, search: { type: 'string' }, tag: { type: 'string' }, limit: { type: 'string' }, order: { type: 'string' },
         json: { type: 'boolean' }, csv: { type: 'boolean' },
       },
       positionals: [],
     });
     if (parsed === undefined) return 0;
-    const { search, tag, limit, json, csv } = parsed.values;
+    const { search, tag, limit, order, json, csv } = parsed.values;
+    if (order !== undefined && order !== 'oldest' && order !== 'newest' && order !== 'visits') {
+      throw new UsageError(links.name, '--order must be oldest, newest or visits');
+    }
     if (json === true && csv === true) throw new UsageError(links.name, '--json and --csv exclude each other');
     // Without --limit the service answers every matching link at once.
     const options: ListLinksOptions = {
       ...(search === undefined ? {} : { q: search }),
       ...(tag === undefined ? {} : { tags: tagList(tag) }),
       ...(limit === undefined ? {} : { limit: wholeNumber(links, '--limit', limit, 1) }),
+      ...(order === undefined ? {} : { order }),
     };
     const client = authenticatedClient(links, context, parsed.values);
     if (csv === true) {

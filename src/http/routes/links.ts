@@ -192,16 +192,17 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
     },
   });
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { q, tag, limit, cursor, format } = readParameters(['q', 'tag', 'limit', 'cursor', 'format'], request.query, undefined);
+    const { q, tag, limit, order, cursor, format } = readParameters(['q', 'tag', 'limit', 'order', 'cursor', 'format'], request.query, undefined);
     if (format !== undefined && format !== 'csv' && format !== 'json') throw invalid('the parameter "format" must be csv or json');
     const csv = format === 'csv' || (format === undefined && wantsCsv(request.headers.accept));
-    const page = await links.listDetails(accountOf(request), { q, tag, limit, cursor });
+    const page = await links.listDetails(accountOf(request), { q, tag, limit, order, cursor });
     if (page.nextCursor !== undefined) {
       // The access code never goes into the link: the client sends it again its own way.
       const next = new URLSearchParams();
       if (q !== undefined) next.set('q', q);
       if (tag !== undefined) next.set('tag', tag);
       if (limit !== undefined) next.set('limit', limit);
+      if (order !== undefined) next.set('order', order);
       if (format !== undefined) next.set('format', format);
       next.set('cursor', page.nextCursor);
       reply.header('link', `<${baseUrl}/v1/links?${next.toString()}>; rel="next"`);

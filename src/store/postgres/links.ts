@@ -11,7 +11,7 @@ import type {
 import { createBatcher } from '../batcher.ts';
 import { LINK_COLUMNS } from '../columns.ts';
 import { withDeadline } from '../deadline.ts';
-import { detailsOf, joinTags, LINK_DETAILS_COLUMNS, newLinkRow, resolvedOf, type LinkDetailsRow, type LinkStateRow } from '../link-rows.ts';
+import { detailsOf, joinTags, LINK_DETAILS_COLUMNS, newLinkRow, ORDER_BY, resolvedOf, type LinkDetailsRow, type LinkStateRow } from '../link-rows.ts';
 import { subscribedTo } from '../webhooks.ts';
 import type { Drained, PostgresEngine } from './engine.ts';
 import { guarded, refusedByServer } from './errors.ts';
@@ -91,20 +91,25 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
       // Keyset paging on the (created_by, id) index; one row more than the limit tells
       // whether more remain. Tags match whole (',a,' within ',a,b,'); strpos, not LIKE, since
       // '_' is a tag character.
-      const { q, tags = [], after, limit } = query;
+      const { q, tags = [], after, limit, order = 'oldest' } = query;
+      const start = after === undefined ? sql``
+        : order === 'oldest' ? sql`AND id > ${after.id}`
+          : order === 'newest' ? sql`AND id < ${after.id}`
+            : sql`AND (accesses, id) < (${after.accesses ?? 0}, ${after.id})`;
       const tagFilter = tags.reduce((fragment, tag) => sql`${fragment} AND strpos(',' || tags || ',', ${`,${tag},`}) > 0`, sql``);
       const rows = await timed(() => sql<(LinkDetailsRow & { id: number })[]>`
         SELECT id, ${sql.unsafe(LINK_DETAILS_COLUMNS)} FROM links
          WHERE created_by = ${accountUid}
-           ${after === undefined ? sql`` : sql`AND id > ${after}`}
+           ${start}
            ${q === undefined ? sql`` : sql`AND (strpos(lower(short_code), ${q}) > 0 OR strpos(lower(points_to COLLATE "C"), ${q}) > 0
                                                 OR strpos(lower(coalesce(title, '') COLLATE "C"), ${q}) > 0)`}
            ${tagFilter}
-         ORDER BY id
+         ORDER BY ${sql.unsafe(ORDER_BY[order])}
          ${limit === undefined ? sql`` : sql`LIMIT ${limit + 1}`}`);
       const more = limit !== undefined && rows.length > limit;
       const page = more ? rows.slice(0, limit) : [...rows];
-      return { links: page.map(detailsOf), next: more ? Number(page.at(-1)!.id) : undefined };
+      const last = page.at(-1);
+      return { links: page.map(detailsOf), next: more && last !== undefined ? { id: Number(last.id), accesses: Number(last.accesses) } : undefined };
     },
 
     updateLink(shortCode: string, accountUid: number, changes: LinkChanges, eventId?: string): Promise<UpdateLinkResult> {
