@@ -38,7 +38,7 @@ export function joinTags(tags: readonly string[] | undefined): string {
  * Each list order's sort (CONTRACT §7.1), the same on both engines; ties by the row id, so a
  * position (id, and accesses for `visits`) names one place in the order. No index serves
  * `visits`: one would cost every count batch an index update on the hot path, for a list an
- * account of at most MaxLinks links sorts in memory (ADR 17's note of issue 27).
+ * account of at most MaxLinks links sorts in memory (docs/api.md, "List your links").
  */
 export const ORDER_BY: Readonly<Record<LinkOrder, string>> = {
   oldest: 'id',
