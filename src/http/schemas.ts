@@ -152,6 +152,28 @@ export const CreateLinkBody = Type.Object({
   ...DETAIL_BODY_PARAMETERS,
 });
 
+/** `POST /v1/links`: the single create's body parameters, for each of 1 to 100 links. */
+export const BulkCreateBody = Type.Array(
+  Type.Object({ url: URL_PARAMETER, short: Type.Optional(SHORT_PARAMETER), ...DETAIL_BODY_PARAMETERS }),
+  { minItems: 1, maxItems: 100, description: '1 to 100 links, each with the parameters of a single create' },
+);
+
+export const BulkCreatedSchema = Type.Object(
+  { ShortUrl: Type.String({ description: 'The short URL: BASE_URL/ShortCode' }) },
+  { $id: 'BulkCreated', description: 'A bulk create item that was created' },
+);
+
+export const BulkRefusedSchema = Type.Object(
+  {
+    Status: Type.Integer({ description: 'The status a single create would have answered' }),
+    Error: Type.String({ description: 'The text a single create would have answered: Unable to create link: …' }),
+  },
+  { $id: 'BulkRefused', description: 'A bulk create item that was not created' },
+);
+
+/** One item's outcome on the wire (`POST /v1/links`). */
+export type BulkCreateResult = Static<typeof BulkCreatedSchema> | Static<typeof BulkRefusedSchema>;
+
 const EDIT_NOTE = ' On edit, an empty value clears it.';
 const SHORT_TO_EDIT = Type.String({ description: 'Shortcode of the link to edit (required)' });
 

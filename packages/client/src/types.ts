@@ -40,6 +40,20 @@ export interface AdminAccount {
   Disabled: boolean;
 }
 
+/** A bulk create item that was created */
+export interface BulkCreated {
+  /** The short URL: BASE_URL/ShortCode */
+  ShortUrl: string;
+}
+
+/** A bulk create item that was not created */
+export interface BulkRefused {
+  /** The status a single create would have answered */
+  Status: number;
+  /** The text a single create would have answered: Unable to create link: … */
+  Error: string;
+}
+
 /** A new webhook with its signing secret, shown only in this answer */
 export interface CreatedWebhook {
   /** The webhook's id: wh_ and 24 hex digits */

@@ -6,6 +6,7 @@ import { ACCESS_CODE_VARIABLE, readAccessCode, reserveCodeFile } from '../access
 import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
 import type { Account } from '../../http/schemas.ts';
 import { configOf } from './server-commands.ts';
+import { FROM_FILE_HELP, shortenFromFile } from './bulk-shorten.ts';
 
 export const DEFAULT_SERVER = 'http://localhost:8080';
 export const SERVER_VARIABLE = 'SHORTLINK_SERVER';
@@ -148,25 +149,34 @@ ${CODE_HELP}
 
 export const shorten: Command = {
   name: 'shorten',
-  summary: 'create a short link: shorten URL [--short CODE]',
+  summary: 'create a short link: shorten URL [--short CODE], or many: shorten --from-file PATH',
   help: `Usage: shortlink shorten URL [--short CODE] [--code-file PATH] [--server URL]
+       shortlink shorten --from-file PATH [--code-file PATH] [--server URL]
 
 Creates a link to URL and prints its short URL.
 
 Options:
   --short CODE        the shortcode to use (5-2000 of A-Z a-z 0-9 - . _ ~); generated when omitted
+${FROM_FILE_HELP}
 ${CODE_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: shorten,
-      options: { ...CODE_OPTIONS, short: { type: 'string' } },
-      positionals: ['url'],
+      options: { ...CODE_OPTIONS, short: { type: 'string' }, 'from-file': { type: 'string' } },
+      positionals: ['url?'],
     });
     if (parsed === undefined) return 0;
+    const fromFile = parsed.values['from-file'];
+    const url = parsed.positionals[0];
+    if (fromFile !== undefined && (url !== undefined || parsed.values.short !== undefined)) {
+      throw new UsageError(shorten.name, '--from-file takes no URL and no --short');
+    }
+    if (fromFile === undefined && url === undefined) throw new UsageError(shorten.name, 'missing URL (or --from-file PATH)');
     const client = authenticatedClient(shorten, context, parsed.values);
+    if (fromFile !== undefined) return shortenFromFile(client, fromFile, context);
     const short = parsed.values.short;
-    const shortUrl = await client.createLink(parsed.positionals[0]!, short === undefined ? {} : { short });
+    const shortUrl = await client.createLink(url!, short === undefined ? {} : { short });
     context.stdout.write(`${shortUrl}\n`);
     return 0;
   },
