@@ -9,6 +9,7 @@ import { exportLinks, setMaxLinks } from './commands/admin-commands.ts';
 import { accountCreate, accountInfo, deleteLink, events, links, resolve, shorten, stats } from './commands/api-commands.ts';
 import { webhooksAdd, webhooksDeliveries, webhooksDelete, webhooksList } from './commands/webhook-commands.ts';
 import { importLinks } from './commands/import-command.ts';
+import { keysCreate, keysDelete, keysList } from './commands/key-commands.ts';
 import { disableAccount, enableAccount, listAccounts, searchLinks, takeDown } from './commands/moderation-commands.ts';
 import { migrate, serve } from './commands/server-commands.ts';
 
@@ -18,6 +19,7 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
     title: 'Your account and links, through a running server (--server URL, default http://localhost:8080)',
     commands: [accountCreate, accountInfo, shorten, links, resolve, deleteLink, stats, events, webhooksAdd, webhooksList, webhooksDelete, webhooksDeliveries],
   },
+  { title: 'API keys of your account, through a running server (with the access code)', commands: [keysCreate, keysList, keysDelete] },
   {
     title: 'Administration, directly on the database named by DATABASE_URL',
     commands: [listAccounts, setMaxLinks, disableAccount, enableAccount, searchLinks, takeDown, exportLinks, importLinks],

@@ -61,4 +61,38 @@ describe('bulk and key commands against a running server', () => {
     const none = await cli(['shorten'], { env: { SHORTLINK_ACCESS_CODE: code } });
     assert.equal(none.code, 2);
   });
+
+  test('keys create prints the key once; keys list shows it without the key; keys delete removes it', async () => {
+    const code = await newCode();
+    const env = { SHORTLINK_ACCESS_CODE: code };
+    const created = await cli(['keys', 'create', 'cli key', 'links:read,links:write'], { env });
+    assert.equal(created.code, 0, created.stderr);
+    const key = JSON.parse(created.stdout) as { Id: string; Key: string; Scopes: string[] };
+    assert.match(key.Key, /^slk_[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(key.Scopes, ['links:read', 'links:write']);
+    assert.match(created.stderr, /cannot be shown again/);
+
+    // The key works where the access code goes, within its scopes.
+    const shortened = await cli(['shorten', 'https://example.com/keyed', '--short', 'cli-keyed'], { env: { SHORTLINK_ACCESS_CODE: key.Key } });
+    assert.equal(shortened.code, 0, shortened.stderr);
+    const refused = await cli(['keys', 'list'], { env: { SHORTLINK_ACCESS_CODE: key.Key } });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Unable to manage keys: the key does not allow this/);
+
+    const list = await cli(['keys', 'list'], { env });
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`^${key.Id}  links:read,links:write  \\S+  cli key\n$`));
+    assert.doesNotMatch(list.stdout, /slk_/);
+    const json = await cli(['keys', 'list', '--json'], { env });
+    assert.deepEqual((JSON.parse(json.stdout) as { Id: string }[]).map((k) => k.Id), [key.Id]);
+
+    const deleted = await cli(['keys', 'delete', key.Id], { env });
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(deleted.stdout, `Deleted ${key.Id}\n`);
+    assert.equal((await cli(['keys', 'list'], { env })).stdout, 'No API keys.\n');
+    const unknown = await cli(['keys', 'delete', key.Id], { env });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /HTTP 404/);
+    assert.equal((await cli(['keys', 'create', 'x', ''], { env })).code, 2);
+  });
 });

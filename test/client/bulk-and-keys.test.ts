@@ -38,4 +38,24 @@ describe('client: bulk create and API keys', () => {
     assert.deepEqual(links.map((link) => link.Title), ['A', null, null]);
     await assert.rejects(client.createLinks([]), (error: unknown) => error instanceof ShortlinkError && error.status === 400 && /^Unable to create links: /.test(error.message));
   });
+
+  test('keys.create, keys.list and keys.delete manage API keys; a key works as the client\'s credential within its scopes', async () => {
+    const client = await signedIn();
+    const created = await client.keys.create('deploy', ['links:write', 'links:read']);
+    assert.deepEqual(Object.keys(created), ['Id', 'Name', 'Scopes', 'Key', 'DateCreated', 'LastUsed']);
+    assert.match(created.Key, /^slk_[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(created.Scopes, ['links:read', 'links:write']);
+    const keyed = anonymous.withAccessCode(created.Key);
+    await keyed.createLink('https://example.com/by-key', { short: 'client-by-key' });
+    assert.deepEqual((await keyed.listLinks()).map((link) => link.ShortCode), ['client-by-key']);
+    await assert.rejects(keyed.stats(), (error: unknown) =>
+      error instanceof ShortlinkError && error.status === 403 && error.message === 'Unable to get statistics: the key does not allow this');
+    await assert.rejects(keyed.keys.list(), (error: unknown) => error instanceof ShortlinkError && error.status === 403);
+    const listed = await client.keys.list();
+    assert.deepEqual(listed.map((key) => key.Id), [created.Id]);
+    assert.ok(!('Key' in listed[0]!));
+    await client.keys.delete(created.Id);
+    assert.deepEqual(await client.keys.list(), []);
+    await assert.rejects(keyed.listLinks(), (error: unknown) => error instanceof ShortlinkError && error.status === 401);
+  });
 });

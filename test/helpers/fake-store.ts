@@ -43,6 +43,9 @@ export function createFakeStore(): FakeStore {
     webhooks: new Proxy({} as Store['webhooks'], {
       get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no webhooks (${String(name)})`)),
     }),
+    apiKeys: new Proxy({} as Store['apiKeys'], {
+      get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no API keys (${String(name)})`)),
+    }),
     calls,
     links,
     scriptCreateLink: (...results) => void scripted.push(...results),

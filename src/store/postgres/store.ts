@@ -19,6 +19,7 @@ import { administration } from './administration.ts';
 import { connect } from './connection.ts';
 import { guarded, refusedByServer } from './errors.ts';
 import { prepareWebhooks } from './webhooks.ts';
+import { prepareApiKeys } from './api-keys.ts';
 import { EventType } from '../../events/events.ts';
 import { accountRotatedData, linkDetailsData, newEventId, newLinkData } from '../../events/payloads.ts';
 import { journalToWebhooksSql, subscribedTo } from '../webhooks.ts';
@@ -252,6 +253,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   return {
     engine: 'postgres',
     webhooks: webhooks.store,
+    apiKeys: prepareApiKeys(sql, timed),
 
     createAccount(account: NewAccount) {
       return accountCreates.run(account);

@@ -165,6 +165,25 @@ export const MIGRATIONS: readonly Migration[] = [
   ) WITHOUT ROWID;
   `,
   },
+  {
+    // Issue 30 (CONTRACT §8.5): API keys, stored as the SHA-256 of the key, looked up by it.
+    // At merge this becomes version 7 (migration 6 is another branch's): renumber here only.
+    version: 6,
+    name: 'api keys',
+    sql: `
+  CREATE TABLE api_keys (
+    seq          INTEGER PRIMARY KEY,
+    id           TEXT    NOT NULL UNIQUE,
+    account_uid  INTEGER NOT NULL,
+    name         TEXT    NOT NULL,
+    scopes       TEXT    NOT NULL,
+    key_hash     TEXT    NOT NULL UNIQUE,
+    date_created TEXT    NOT NULL,
+    last_used    TEXT
+  );
+  CREATE INDEX api_keys_by_account ON api_keys (account_uid, seq);
+  `,
+  },
 ];
 
 /**

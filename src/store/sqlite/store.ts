@@ -29,6 +29,7 @@ import { connect } from './connection.ts';
 import { guarded, translateError } from './errors.ts';
 import { createWriteBatch } from './write-batch.ts';
 import { prepareWebhooks } from './webhooks.ts';
+import { prepareApiKeys } from './api-keys.ts';
 import { journalToWebhooksSql } from '../webhooks.ts';
 import { EventType } from '../../events/events.ts';
 import { accountRotatedData, linkDetailsData, newLinkData } from '../../events/payloads.ts';
@@ -339,6 +340,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, translateError, timeoutMs);
   const webhooks = prepareWebhooks(db, read, writes);
+  const apiKeys = prepareApiKeys(db, read, writes);
   const { outbox } = webhooks;
   const statsByScope = {
     link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
@@ -351,6 +353,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   return {
     engine: 'sqlite',
     webhooks: webhooks.store,
+    apiKeys,
 
     createAccount(account: NewAccount) {
       return writes.run(
