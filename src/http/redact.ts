@@ -1,4 +1,5 @@
-const UUID_SHAPE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+// Access codes (UUIDs) and API keys (`slk_` and base64url, however cut short).
+const UUID_SHAPE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|slk_[A-Za-z0-9_-]+/gi;
 const REDACTED = '[REDACTED]';
 
 /**
