@@ -23,6 +23,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BULK_ROUNDS = Number(process.env.BULK_ROUNDS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LINKS = 100;
 const pinned = cpus().length >= 2;
 const load = createLoadGenerator();
@@ -81,6 +82,38 @@ async function timeCreates(server: RunningProcess, way: typeof singles): Promise
   return { wallMs: wall / BULK_ROUNDS, cpuUsPerLink: (cpu / (BULK_ROUNDS * LINKS)) * 1e6 };
 }
 
+/**
+ * `GET /v1/links` (an account of 20 links) with the access code and with an API key, in
+ * alternating rounds on one server: req/s (the median round) and server CPU per request.
+ */
+async function listWithCodeAndKey(label: string, server: RunningProcess, accessCode: string): Promise<void> {
+  const created = await fetch(`${server.url}/v1/keys?name=bench&scopes=links:read`, { method: 'POST', headers: { authorization: `Bearer ${accessCode}` } });
+  if (created.status !== 200) throw new Error(`POST /v1/keys answered ${created.status}`);
+  const key = ((await created.json()) as { Key: string }).Key;
+  const credentials = { 'access code': accessCode, 'API key': key };
+  const results: Record<string, { rps: number[]; p99: number[]; cpu: number; ok: number; failed: number }> = {};
+  for (const name of Object.keys(credentials)) results[name] = { rps: [], p99: [], cpu: 0, ok: 0, failed: 0 };
+  const target = (credential: string) => ({ base: server.url, paths: ['/v1/links'], method: 'GET', headers: { authorization: `Bearer ${credential}` }, connections: CONNECTIONS });
+  for (const credential of Object.values(credentials)) await load.run({ ...target(credential), seconds: Math.min(2, DURATION) });
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, credential] of Object.entries(credentials)) {
+      const before = server.cpuSeconds();
+      const result = await load.run({ ...target(credential), seconds: DURATION });
+      const entry = results[name]!;
+      entry.cpu += server.cpuSeconds() - before;
+      entry.rps.push(result.rps);
+      entry.p99.push(result.p99);
+      entry.ok += result.ok;
+      entry.failed += result.non2xx + result.errors;
+    }
+  }
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+  for (const [name, entry] of Object.entries(results)) {
+    record(`${label}: list links (20), ${name}`,
+      `${Math.round(median(entry.rps))} req/s, p99 ${median(entry.p99).toFixed(2)} ms, CPU ${Math.round((entry.cpu / Math.max(1, entry.ok)) * 1e6)} µs/req, non-2xx+errors ${entry.failed}`);
+  }
+}
+
 async function benchmark(label: string, data: Preloaded): Promise<void> {
   const server = await startProcess({
     script: 'src/server.ts',
@@ -94,6 +127,7 @@ async function benchmark(label: string, data: Preloaded): Promise<void> {
     record(`${label}: 100 single creates (10 at a time)`, `${single.wallMs.toFixed(1)} ms per 100 links, ${Math.round((LINKS * 1000) / single.wallMs)} links/s, CPU ${Math.round(single.cpuUsPerLink)} µs/link`);
     record(`${label}: 1 bulk create of 100`, `${many.wallMs.toFixed(1)} ms per 100 links, ${Math.round((LINKS * 1000) / many.wallMs)} links/s, CPU ${Math.round(many.cpuUsPerLink)} µs/link`);
     record(`${label}: bulk ÷ singles`, `wall ×${(many.wallMs / single.wallMs).toFixed(2)}, CPU ×${(many.cpuUsPerLink / single.cpuUsPerLink).toFixed(2)}`);
+    await listWithCodeAndKey(label, server, data.accessCode);
   } finally {
     await server.stop();
     await data.remove();

@@ -12,7 +12,7 @@
  * - LastUsed is not written per request: each process remembers its keys' latest use and
  *   writes them all in one call every `useFlushMs` (30 s), at close, and before it lists keys.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
 import { ACCOUNT_CACHE_MS, assertActive } from './account-service.ts';
 import { createAccountCache } from './account-cache.ts';
@@ -50,7 +50,8 @@ export function newApiKey(): string {
 
 /** The stored form of a key: the hex SHA-256 of its exact text (keys are case-sensitive). */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  // The one-shot hash() makes no Hash object (as hashAccessCode).
+  return hash('sha256', key, 'hex');
 }
 
 /** A new key's record as answered once, with the key itself. */
@@ -129,8 +130,9 @@ export function createApiKeyService({
   store, clock, cacheMs = ACCOUNT_CACHE_MS, useFlushMs = API_KEY_USE_FLUSH_MS, onFlushError = () => undefined,
 }: ApiKeyServiceDeps): ApiKeyService {
   const cache = createAccountCache<CachedGrant>({ ttlMs: cacheMs, maxEntries: 10_000 });
-  // Key id → the latest use not yet written. One Map entry per key in use, whatever the traffic.
-  let pending = new Map<string, string>();
+  // Key id → the latest use not yet written (epoch ms, made ISO text only when written). One
+  // Map entry per key in use, whatever the traffic.
+  let pending = new Map<string, number>();
   let flushing: Promise<void> | undefined;
   const timer = setInterval(() => void flushUses(), useFlushMs);
   timer.unref();
@@ -138,11 +140,12 @@ export function createApiKeyService({
   async function flushUses(): Promise<void> {
     while (flushing !== undefined) await flushing;
     if (pending.size === 0) return;
-    const uses = [...pending].map(([id, lastUsed]) => ({ id, lastUsed }));
+    const taken = pending;
     pending = new Map();
+    const uses = [...taken].map(([id, at]) => ({ id, lastUsed: new Date(at).toISOString() }));
     flushing = store.recordApiKeyUses(uses).catch((error: unknown) => {
       // Kept for the next write, unless a later use of the same key came in meanwhile.
-      for (const use of uses) if (!pending.has(use.id)) pending.set(use.id, use.lastUsed);
+      for (const [id, at] of taken) if (!pending.has(id)) pending.set(id, at);
       onFlushError(error);
     }).finally(() => (flushing = undefined));
     await flushing;
@@ -202,9 +205,9 @@ export function createApiKeyService({
         grant = { ...found.account, credential: { id: found.key.id, scopes: found.key.scopes } };
         cache.set(keyHash, grant);
       }
-      pending.set(grant.credential.id, clock().toISOString());
-      const { credential, ...account } = grant;
-      return { account, credential };
+      pending.set(grant.credential.id, clock().getTime());
+      // The cached record serves as the account (its extra `credential` field is harmless).
+      return { account: grant, credential: grant.credential };
     },
 
     forget(uid) {
