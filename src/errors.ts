@@ -28,6 +28,12 @@ export const ErrorCode = {
   WebhookNotFound: 'webhook_not_found',
   /** The account already holds the most webhooks it may (5). */
   WebhookCapReached: 'webhook_cap_reached',
+  /** The account already holds the most API keys it may (20). */
+  ApiKeyCapReached: 'api_key_cap_reached',
+  /** No API key of the account has this id. */
+  ApiKeyNotFound: 'api_key_not_found',
+  /** The request's API key has no scope for this operation, or the operation takes the access code only. */
+  KeyNotAllowed: 'key_not_allowed',
   /** No live link has this shortcode. */
   LinkNotFound: 'link_not_found',
   /** The chosen shortcode is held by another link. */

@@ -11,18 +11,21 @@ import type { AccountRecord } from './account-store.ts';
  * using its copy when the entry expires, which is why the TTL stays well under the contract's
  * "within 1 s". The cap itself is always enforced by the database, never from this copy.
  * Unknown codes are not remembered, so guessing cannot fill the memory; the size is bounded
- * and the oldest entry goes first.
+ * and the oldest entry goes first. API keys (api-keys.ts) use a cache of their own of the same
+ * kind, keyed by the key's digest, whose entries carry the key's id and scopes.
  */
-export interface AccountCache {
-  get(codeHash: string): AccountRecord | undefined;
-  set(codeHash: string, account: AccountRecord): void;
+export interface AccountCache<T extends AccountRecord = AccountRecord> {
+  get(codeHash: string): T | undefined;
+  set(codeHash: string, account: T): void;
   /** Forgets one access code's entry (its account was rotated or deleted here). */
   evict(codeHash: string): void;
   /** Forgets every entry of the account (an administrator changed or deleted it here). */
   evictAccount(uid: number): void;
+  /** Forgets every entry the predicate picks (a scan; for rare changes). */
+  evictWhere(picked: (account: T) => boolean): void;
 }
 
-export function createAccountCache({
+export function createAccountCache<T extends AccountRecord = AccountRecord>({
   ttlMs,
   maxEntries,
   now = () => performance.now(),
@@ -30,8 +33,8 @@ export function createAccountCache({
   ttlMs: number;
   maxEntries: number;
   now?: () => number;
-}): AccountCache {
-  const entries = new Map<string, { account: AccountRecord; expires: number }>();
+}): AccountCache<T> {
+  const entries = new Map<string, { account: T; expires: number }>();
   return {
     get(codeHash) {
       const entry = entries.get(codeHash);
@@ -54,6 +57,9 @@ export function createAccountCache({
     evictAccount(uid) {
       // A scan of at most maxEntries, for a rare administrator's action.
       for (const [codeHash, entry] of entries) if (entry.account.uid === uid) entries.delete(codeHash);
+    },
+    evictWhere(picked) {
+      for (const [codeHash, entry] of entries) if (picked(entry.account)) entries.delete(codeHash);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
 } from './commands/api-commands.ts';
 import { webhooksAdd, webhooksDeliveries, webhooksDelete, webhooksList } from './commands/webhook-commands.ts';
 import { importLinks } from './commands/import-command.ts';
+import { keysCreate, keysDelete, keysList } from './commands/key-commands.ts';
 import { disableAccount, enableAccount, listAccounts, searchLinks, takeDown } from './commands/moderation-commands.ts';
 import { migrate, serve } from './commands/server-commands.ts';
 
@@ -23,6 +24,7 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
       webhooksAdd, webhooksList, webhooksDelete, webhooksDeliveries,
     ],
   },
+  { title: 'API keys of your account, through a running server (with the access code)', commands: [keysCreate, keysList, keysDelete] },
   {
     title: 'Administration, directly on the database named by DATABASE_URL',
     commands: [listAccounts, setMaxLinks, disableAccount, enableAccount, searchLinks, takeDown, exportLinks, importLinks],

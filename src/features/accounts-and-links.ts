@@ -13,12 +13,15 @@ import { registerLinkRoutes } from '../http/routes/links.ts';
 import { refuseDisabledAccounts, refusingStore } from '../links/disabled-accounts.ts';
 import { createLinkService, type LinkService, type LinkServiceDeps } from '../links/link-service.ts';
 import type { Store } from '../store/store.ts';
+import { createApiKeys, registerApiKeyRoutes } from './api-keys.ts';
+import type { ApiKeyService } from '../accounts/api-keys.ts';
 
 export interface AccountsAndLinks {
   readonly accounts: AccountService;
   readonly links: LinkService;
-  /** Authentication for protected routes: cached account lookups (ADR 18). */
+  /** Authentication for protected routes: cached account lookups (ADR 18), access codes or API keys. */
   readonly authenticate: Authenticate;
+  readonly apiKeys: ApiKeyService;
 }
 
 export function setUpAccountsAndLinks(
@@ -27,9 +30,22 @@ export function setUpAccountsAndLinks(
     config: Config; store: Store; clock: () => Date; events: EventPublisher; rateLimits: RateLimitChecks;
   },
 ): AccountsAndLinks {
-  const accounts = createAccountService({
+  const apiKeys = createApiKeys(app, { store, clock });
+  const accountService = createAccountService({
     store, clock, defaultMaxLinks: config.defaultMaxLinks, registrationOpen: config.registrationOpen, events: events.accounts,
   });
+  // An account's keys are remembered apart from it: what forgets the account forgets them too.
+  const accounts: AccountService = {
+    ...accountService,
+    async remove(account) {
+      await accountService.remove(account);
+      apiKeys.forget(account.uid);
+    },
+    forget(uid) {
+      accountService.forget(uid);
+      apiKeys.forget(uid);
+    },
+  };
   const linkDeps: LinkServiceDeps = {
     store,
     clock,
@@ -40,10 +56,11 @@ export function setUpAccountsAndLinks(
   };
   // A disabled account's link calls are refused after their parameters are checked (§7).
   const links = refuseDisabledAccounts(createLinkService(linkDeps), createLinkService({ ...linkDeps, store: refusingStore(store) }));
-  const authenticate = createAuthenticate(accounts, rateLimits);
+  const authenticate = createAuthenticate(accounts, rateLimits, { apiKeys });
   // GET /v1/get_account shows the account itself: always read from the store, so MaxLinks is
   // current and a storage outage answers 503 like every other operation.
-  registerAccountRoutes(app, { accounts, authenticate: createAuthenticate(accounts, rateLimits, { fresh: true }), rateLimits });
+  registerAccountRoutes(app, { accounts, authenticate: createAuthenticate(accounts, rateLimits, { fresh: true, apiKeys }), rateLimits });
   registerLinkRoutes(app, { links, authenticate, rateLimits, baseUrl: config.baseUrl });
-  return { accounts, links, authenticate };
+  registerApiKeyRoutes(app, { apiKeys, authenticate });
+  return { accounts, links, authenticate, apiKeys };
 }

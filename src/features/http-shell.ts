@@ -48,6 +48,7 @@ export async function createHttpShell({ config, store: rawStore, logStream }: {
   const store = instrumentStore(rawStore, metrics, storageHealth.observe);
 
   app.decorateRequest('account', null);
+  app.decorateRequest('apiKey', null);
   trackRegisteredRoutes(app);
   // Before any route: the document is built from the routes as they are registered.
   await registerOpenApi(app, config);

@@ -10,7 +10,9 @@ import { DomainError, ErrorCode } from '../errors.ts';
 export function extractAccessCode(query: unknown, raw: IncomingMessage): string | undefined {
   const fromQuery = queryCode(query);
   const fromHeader = headerCode(raw);
-  if (fromQuery !== undefined && fromHeader !== undefined && fromQuery.toLowerCase() !== fromHeader.toLowerCase()) {
+  // Access codes compare case-insensitively, API keys (`slk_…`) exactly.
+  if (fromQuery !== undefined && fromHeader !== undefined && fromQuery !== fromHeader &&
+      (fromQuery.startsWith('slk_') || fromHeader.startsWith('slk_') || fromQuery.toLowerCase() !== fromHeader.toLowerCase())) {
     throw new DomainError(
       ErrorCode.ConflictingCredentials,
       'the request carries two different access codes (auth parameter and Authorization header)',

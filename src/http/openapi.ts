@@ -53,13 +53,14 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         { name: 'accounts', description: 'Create an account, read it' },
         { name: 'links', description: 'Create, list, delete, resolve and follow short links' },
         { name: 'events', description: 'The account\'s events, live' },
+        { name: 'keys', description: 'API keys: scoped credentials sent like the access code (slk_…), managed with the access code' },
         { name: 'operations', description: 'Health, readiness, metrics and this document' },
         { name: 'webhooks', description: 'Register webhooks, see their deliveries' },
       ],
       components: {
         securitySchemes: {
           [SecurityScheme.Query]: { type: 'apiKey', in: 'query', name: 'auth', description: 'The access code as `auth=<code>`' },
-          [SecurityScheme.Bearer]: { type: 'http', scheme: 'bearer', description: 'The access code as `Authorization: Bearer <code>`' },
+          [SecurityScheme.Bearer]: { type: 'http', scheme: 'bearer', description: 'The access code as `Authorization: Bearer <code>`, or an API key (`slk_…`) within its scopes' },
           [SecurityScheme.Header]: {
             type: 'apiKey',
             in: 'header',

@@ -4,6 +4,8 @@ export const Operation = {
   CreateAccount: 'create account',
   ListLinks: 'list links',
   CreateLink: 'create link',
+  CreateLinks: 'create links',
+  ManageKeys: 'manage keys',
   DeleteLink: 'delete link',
   UpdateLink: 'update link',
   GetAccount: 'get account information',

@@ -8,8 +8,11 @@
  * like (the admin and metrics tokens are free text).
  */
 
-/** An access code (a UUID) or an API key (`slk_` + 43 base64url characters), in any case. */
-const SECRET_SHAPE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|slk_[A-Za-z0-9_-]{43}/gi;
+/**
+ * An access code (a UUID), in any case, or an API key (`slk_` and base64url characters, however
+ * cut short: a truncated key in a log is still most of a secret).
+ */
+const SECRET_SHAPE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|slk_[A-Za-z0-9_-]+/gi;
 const SECRET_SHAPE_ONCE = new RegExp(SECRET_SHAPE.source, 'i');
 export const REDACTED = '[REDACTED]';
 

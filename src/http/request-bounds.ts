@@ -1,6 +1,10 @@
 /** Bounds on what one client may hold or send; see docs/api.md, "Limits and timeouts". */
 export const REQUEST_BOUNDS = {
   bodyBytes: 64 * 1024,
+  /** A bulk create's body (`POST /v1/links`): 100 items, each up to a long URL, title and tags. */
+  bulkBodyBytes: 1024 * 1024,
+  /** The most links one bulk create may hold (CONTRACT §8.4). */
+  bulkItems: 100,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,

@@ -152,6 +152,28 @@ export const CreateLinkBody = Type.Object({
   ...DETAIL_BODY_PARAMETERS,
 });
 
+/** `POST /v1/links`: the single create's body parameters, for each of 1 to 100 links. */
+export const BulkCreateBody = Type.Array(
+  Type.Object({ url: URL_PARAMETER, short: Type.Optional(SHORT_PARAMETER), ...DETAIL_BODY_PARAMETERS }),
+  { minItems: 1, maxItems: 100, description: '1 to 100 links, each with the parameters of a single create' },
+);
+
+export const BulkCreatedSchema = Type.Object(
+  { ShortUrl: Type.String({ description: 'The short URL: BASE_URL/ShortCode' }) },
+  { $id: 'BulkCreated', description: 'A bulk create item that was created' },
+);
+
+export const BulkRefusedSchema = Type.Object(
+  {
+    Status: Type.Integer({ description: 'The status a single create would have answered' }),
+    Error: Type.String({ description: 'The text a single create would have answered: Unable to create link: …' }),
+  },
+  { $id: 'BulkRefused', description: 'A bulk create item that was not created' },
+);
+
+/** One item's outcome on the wire (`POST /v1/links`). */
+export type BulkCreateResult = Static<typeof BulkCreatedSchema> | Static<typeof BulkRefusedSchema>;
+
 const EDIT_NOTE = ' On edit, an empty value clears it.';
 const SHORT_TO_EDIT = Type.String({ description: 'Shortcode of the link to edit (required)' });
 
@@ -417,3 +439,51 @@ export const EventSchemas = {
   }, 'Links were visited (batched: at most one delivery per second per webhook)'),
   'account.rotated': eventSchema('account.rotated', { Uid: Type.Integer() }, 'The account\'s access code was rotated'),
 } as const;
+
+const KEY_ID = Type.String({ description: 'The key\'s id: key_ and 24 hex digits (not secret)' });
+const KEY_NAME = Type.String({ description: 'The name given at creation' });
+const KEY_SCOPES = Type.Array(Type.String(), { description: 'What the key may do: links:read, links:write, stats:read, webhooks' });
+const KEY_DATE = Type.String({ description: 'Creation time (UTC)' });
+const KEY_LAST_USED = Type.Union([Type.String(), Type.Null()], { description: 'When it last authenticated a request (at most a minute stale), or null' });
+
+export const ApiKeySchema = Type.Object(
+  { Id: KEY_ID, Name: KEY_NAME, Scopes: KEY_SCOPES, DateCreated: KEY_DATE, LastUsed: KEY_LAST_USED },
+  { $id: 'ApiKey', description: 'An API key, without the key itself' },
+);
+
+/** An API key on the wire (`GET /v1/keys`). */
+export type ApiKey = Static<typeof ApiKeySchema>;
+
+export const CreatedApiKeySchema = Type.Object(
+  {
+    Id: KEY_ID,
+    Name: KEY_NAME,
+    Scopes: KEY_SCOPES,
+    Key: Type.String({ description: 'The key: slk_ and 43 base64url characters. Shown this once; only its digest is stored' }),
+    DateCreated: KEY_DATE,
+    LastUsed: KEY_LAST_USED,
+  },
+  { $id: 'CreatedApiKey', description: 'A new API key with the key itself, shown only in this answer' },
+);
+
+/** A new API key on the wire (`POST /v1/keys`). */
+export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
+
+const KEY_NAME_PARAMETER = Type.String({ description: 'A name for the key: 1-100 characters, no control characters (required)' });
+const KEY_SCOPES_PARAMETER = Type.String({ description: 'Comma-separated, from links:read, links:write, stats:read, webhooks (required)' });
+
+export const CreateApiKeyQuery = Type.Object({
+  name: Type.Optional(KEY_NAME_PARAMETER),
+  scopes: Type.Optional(KEY_SCOPES_PARAMETER),
+  auth: AUTH,
+});
+
+export const CreateApiKeyBody = Type.Object({
+  name: Type.Optional(KEY_NAME_PARAMETER),
+  scopes: Type.Optional(Type.Union([KEY_SCOPES_PARAMETER, Type.Array(Type.String())], { description: 'Comma-separated, or a JSON array in a JSON body' })),
+});
+
+export const ApiKeyIdQuery = Type.Object({
+  id: Type.Optional(Type.String({ description: 'The key\'s id (required)' })),
+  auth: AUTH,
+});

@@ -38,6 +38,7 @@ export function refuseDisabledAccounts(active: LinkService, refusing: LinkServic
   const pick = (account: AccountRecord) => (account.disabled ? refusing : active);
   return {
     create: (account, input) => pick(account).create(account, input),
+    createMany: (account, inputs) => pick(account).createMany(account, inputs),
     delete: (account, shortCode) => pick(account).delete(account, shortCode),
     list: (account) => pick(account).list(account),
     listDetails: (account, input) => pick(account).listDetails(account, input),

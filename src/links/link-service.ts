@@ -50,9 +50,20 @@ export interface LinkListPage {
   readonly nextCursor: string | undefined;
 }
 
+/** One item's outcome in a bulk create: its shortcode, or the error a single create would have thrown. */
+export type CreateOutcome = { readonly shortCode: string } | { readonly error: unknown };
+
 export interface LinkService {
   /** Creates a link for the account and returns its shortcode. */
   create(account: AccountRecord, input: CreateLinkInput): Promise<string>;
+  /**
+   * Creates each link independently, with `create`'s rules, and answers each one's outcome in
+   * order (CONTRACT §8.4). Every create reaches the store in the same event-loop turn and in
+   * order, so they share one write batch (one transaction on either engine, each insert in its
+   * own savepoint or row result) and the cap counts them in order; one failure never fails
+   * the others.
+   */
+  createMany(account: AccountRecord, inputs: readonly CreateLinkInput[]): Promise<CreateOutcome[]>;
   delete(account: AccountRecord, shortCode: string): Promise<void>;
   list(account: AccountRecord): Promise<LinkRecord[]>;
   /** The account's links with their details (owner view), filtered and paged. */
@@ -186,6 +197,15 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
         if (result === 'cap_reached') throw capReached(account);
       }
       throw new Error(`no free shortcode after ${GENERATION_ATTEMPTS} attempts`);
+    },
+
+    createMany(account, inputs) {
+      // `this.create` runs synchronously up to its store call: started in a loop, the creates
+      // are queued in order before any of them is written.
+      return Promise.all(inputs.map((input) => this.create(account, input).then(
+        (shortCode): CreateOutcome => ({ shortCode }),
+        (error: unknown): CreateOutcome => ({ error }),
+      )));
     },
 
     async delete(account, shortCode) {

@@ -38,6 +38,14 @@ export function instrumentStore(store: Store, metrics: Metrics, observe: Observe
     // Off the request path but for the CRUD calls; the dispatcher keeps its own metrics.
     webhooks: store.webhooks,
     streamSlots: store.streamSlots,
+    // Timed as one group: the lookup is on the path of every request made with a key.
+    apiKeys: {
+      createApiKey: timed('createApiKey', (key, max) => store.apiKeys.createApiKey(key, max)),
+      listApiKeys: timed('listApiKeys', (uid) => store.apiKeys.listApiKeys(uid)),
+      deleteApiKey: timed('deleteApiKey', (uid, id) => store.apiKeys.deleteApiKey(uid, id)),
+      findApiKeyByHash: timed('findApiKeyByHash', (hash) => store.apiKeys.findApiKeyByHash(hash)),
+      recordApiKeyUses: timed('recordApiKeyUses', (uses) => store.apiKeys.recordApiKeyUses(uses)),
+    },
     createAccount: timed('createAccount', (account) => store.createAccount(account)),
     findAccountByCodeHash: timed('findAccountByCodeHash', (hash) => store.findAccountByCodeHash(hash)),
     createLink: timed('createLink', (link) => store.createLink(link)),

@@ -6,6 +6,7 @@
  * passes test/store/contract.ts.
  */
 import type { AccountStore } from '../accounts/account-store.ts';
+import type { ApiKeyStore } from '../accounts/api-key-store.ts';
 import type { Administration } from '../admin/administration.ts';
 import type { LinkStore } from '../links/link-store.ts';
 import type { StatsStore } from '../stats/stats-store.ts';
@@ -45,6 +46,9 @@ export interface Store extends AccountStore, LinkStore, StatsStore, Administrati
 
   /** The leases of live event streams: the per-account cap across processes, and their credentials' checks. */
   readonly streamSlots: StreamSlotStore;
+
+  /** API keys (CONTRACT §8.5): an account's keys, found by digest; deleting the account removes them. */
+  readonly apiKeys: ApiKeyStore;
 
   /**
    * Resolves when the database answers a trivial query; with `write`, when it also commits a

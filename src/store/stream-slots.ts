@@ -18,13 +18,20 @@ export type { AcquireResult, StreamSlot, StreamSlotStore } from '../events/strea
 /** The statements both engines run, with the engine's placeholders. */
 export function streamSlotSql(p: (n: number) => string, { disabledFalse, skipLocked }: { disabledFalse: string; skipLocked: string }) {
   return {
-    /** The account's credential as it stands: (code_hash = the slot's, disabled). */
-    account: `SELECT code_hash = ${p(2)} AS current, disabled FROM accounts WHERE uid = ${p(1)}`,
+    /**
+     * The account's credential as it stands: (the slot's credential still holds, disabled). A
+     * slot holds the access code's digest, or `key:` and the id of the API key it was opened
+     * with (CONTRACT §8.5: a key with the `webhooks` scope reads the stream; deleting it ends it).
+     */
+    account: `SELECT (code_hash = ${p(2)} OR EXISTS (SELECT 1 FROM api_keys k WHERE k.account_uid = accounts.uid AND 'key:' || k.id = ${p(2)}))
+                AS current, disabled FROM accounts WHERE uid = ${p(1)}`,
     // Lapsed slots are not counted here, only swept by renewals: taking a slot locks no other slot's row.
     held: `SELECT count(*) AS held FROM stream_slots WHERE account_uid = ${p(1)} AND expires_at > ${p(2)}`,
     insert: `INSERT INTO stream_slots (id, account_uid, code_hash, holder, expires_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})`,
-    current: `SELECT s.id FROM stream_slots s JOIN accounts a ON a.uid = s.account_uid AND a.code_hash = s.code_hash
-                WHERE s.holder = ${p(1)} AND a.disabled = ${disabledFalse}`,
+    current: `SELECT s.id FROM stream_slots s JOIN accounts a ON a.uid = s.account_uid
+                WHERE s.holder = ${p(1)} AND a.disabled = ${disabledFalse}
+                  AND (a.code_hash = s.code_hash
+                       OR EXISTS (SELECT 1 FROM api_keys k WHERE k.account_uid = s.account_uid AND 'key:' || k.id = s.code_hash))`,
     renew: `UPDATE stream_slots SET expires_at = ${p(2)} WHERE holder = ${p(1)}`,
     // Rows another process is sweeping are left to it (PostgreSQL), so two sweeps never deadlock.
     sweep: `DELETE FROM stream_slots WHERE id IN (SELECT id FROM stream_slots WHERE expires_at <= ${p(1)}${skipLocked})`,

@@ -46,6 +46,9 @@ export function createFakeStore(): FakeStore {
     streamSlots: new Proxy({} as Store['streamSlots'], {
       get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no stream slots (${String(name)})`)),
     }),
+    apiKeys: new Proxy({} as Store['apiKeys'], {
+      get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no API keys (${String(name)})`)),
+    }),
     calls,
     links,
     scriptCreateLink: (...results) => void scripted.push(...results),

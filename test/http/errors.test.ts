@@ -15,7 +15,7 @@ describe('unknown routes', () => {
     { method: 'GET', url: '/v1/get' },
     { method: 'GET', url: '/v1/links/extra' },
     { method: 'POST', url: '/v1/get_account' },
-    { method: 'POST', url: '/v1/links' },
+    { method: 'PUT', url: '/v1/links' },
     { method: 'PUT', url: '/v1/link' },
     { method: 'PATCH', url: '/v1/links' },
     { method: 'DELETE', url: '/v1/links' },

@@ -129,6 +129,30 @@ describe('GET /v1/events', () => {
     await stream.next((e) => e.event === 'link.created', 'link.created after the deadline');
   });
 
+  test('an API key with the webhooks scope reads the stream; deleting the key ends it, and a key without the scope is 403', async (t) => {
+    const { app, base } = await started(t);
+    const { code } = await newAccount(app);
+    const createKey = async (scopes: string) => {
+      const created = await app.inject({ method: 'POST', url: '/v1/keys', query: { name: `stream ${scopes}`, scopes }, headers: { authorization: `Bearer ${code}` } });
+      assert.equal(created.statusCode, 200, created.body);
+      return created.json() as { Id: string; Key: string };
+    };
+    const key = await createKey('webhooks');
+    const stream = await openEventStream(base, { authorization: `Bearer ${key.Key}` });
+    t.after(() => stream.close());
+    assert.equal(stream.status, 200);
+    await createLinkOk(app, code, { url: TARGET });
+    await stream.next((e) => e.event === 'link.created', 'link.created on the key\'s stream');
+    const readOnly = await createKey('links:read');
+    const refused = await openEventStream(base, { authorization: `Bearer ${readOnly.Key}` });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body(), /^Unable to handle request: the key does not allow this/);
+    const deleted = await app.inject({ method: 'DELETE', url: '/v1/keys', query: { id: key.Id }, headers: { authorization: `Bearer ${code}` } });
+    assert.equal(deleted.statusCode, 200, deleted.body);
+    await waitFor(() => stream.ended(), 'the deleted key\'s stream to end');
+    assert.ok(stream.comments.includes('revoked'));
+  });
+
   test('ends open streams when the app closes, without waiting for them', async (t) => {
     const testApp = await appFor(t);
     const { host, port } = await listen(testApp.app);

@@ -14,7 +14,7 @@
 
 // Type-only, so erased before any runtime resolves it; `.js` because a `.d.ts` keeps the
 // specifier as written and its readers look for the compiled name.
-import type { Account, AdminAccount, CreatedWebhook, Delivery, Link, LinkDetails, ShortlinkEvent, Statistics, Webhook } from './types.js';
+import type { Account, AdminAccount, ApiKey, BulkCreated, CreatedApiKey, BulkRefused, CreatedWebhook, Delivery, Link, LinkDetails, ShortlinkEvent, Statistics, Webhook } from './types.js';
 
 /**
  * The wire types (an `Account` from `newAccount` and `getAccount`, a `Link` from `resolve`,
@@ -377,6 +377,41 @@ export class ShortlinkClient {
     }
   }
 
+  // ---- Bulk create (CONTRACT §8.4) ----
+
+  /**
+   * Creates up to 100 links in one request (`POST /v1/links`). Each is created on its own and
+   * answered in its place: `{ShortUrl}`, or `{Status, Error}` with what a single create would
+   * have answered; one failure never fails the others. Only a request that is refused as a
+   * whole (no valid credential, no items, more than 100) throws.
+   */
+  async createLinks(links: readonly BulkLink[]): Promise<BulkCreateResult[]> {
+    return this.#json<BulkCreateResult[]>({
+      method: 'POST', path: '/v1/links', authenticated: true, operation: 'create links', body: links.map(bulkItem),
+    });
+  }
+
+  // ---- API keys (CONTRACT §8.5) ----
+
+  /**
+   * The account's API keys (`/v1/keys`), with the access code only. A key is used like the
+   * access code: `new ShortlinkClient({ baseUrl, accessCode: created.Key })`, and allows only
+   * what its scopes name.
+   */
+  readonly keys = {
+    /** Creates a key; its `Key` (`slk_…`) is shown this once. At most 20 per account. */
+    create: (name: string, scopes: readonly ApiKeyScope[]): Promise<CreatedApiKey> =>
+      this.#json<CreatedApiKey>({ method: 'POST', path: '/v1/keys', authenticated: true, operation: 'manage keys', body: { name, scopes: scopes.join(',') } }),
+    /** The account's keys, oldest first, without the keys themselves. */
+    list: (): Promise<ApiKey[]> => this.#json<ApiKey[]>({ method: 'GET', path: '/v1/keys', authenticated: true, operation: 'manage keys' }),
+    /** Deletes a key: it is refused everywhere within a second. */
+    delete: async (id: string): Promise<void> => {
+      const query = new URLSearchParams({ id });
+      const response = await this.#send({ method: 'DELETE', path: `/v1/keys?${query}`, authenticated: true, operation: 'manage keys' });
+      await response.body?.cancel();
+    },
+  };
+
   async #json<T>(spec: RequestSpec): Promise<T> {
     const response = await this.#send(spec);
     return (await response.json()) as T;
@@ -388,6 +423,28 @@ export class ShortlinkClient {
     }
     return send(this.#fetch, `${this.baseUrl}${spec.path}`, this.#timeoutMs, spec, spec.authenticated ? this.#accessCode : undefined);
   }
+}
+
+/** What an API key may be allowed. */
+export type ApiKeyScope = 'links:read' | 'links:write' | 'stats:read' | 'webhooks';
+
+/** One item's outcome in `createLinks`: `{ShortUrl}`, or `{Status, Error}` as a single create would have answered. */
+export type BulkCreateResult = BulkCreated | BulkRefused;
+
+/** One link of a bulk create (`createLinks`): its target and `createLink`'s options. */
+export interface BulkLink extends CreateLinkOptions {
+  readonly url: string;
+}
+
+/** A bulk item as the service reads it: `createLink`'s JSON body. */
+function bulkItem(link: BulkLink): Record<string, unknown> {
+  const body: Record<string, unknown> = { url: link.url };
+  if (link.short !== undefined) body.short = link.short;
+  if (link.title !== undefined) body.title = link.title;
+  if (link.tags !== undefined) body.tags = [...link.tags];
+  if (link.expires !== undefined) body.expires = timeText(link.expires);
+  if (link.maxVisits !== undefined) body.max_visits = link.maxVisits;
+  return body;
 }
 
 /** One Server-Sent Events frame as an event; undefined for a comment or `retry:` frame. */

@@ -40,6 +40,50 @@ export interface AdminAccount {
   Disabled: boolean;
 }
 
+/** An API key, without the key itself */
+export interface ApiKey {
+  /** The key's id: key_ and 24 hex digits (not secret) */
+  Id: string;
+  /** The name given at creation */
+  Name: string;
+  /** What the key may do: links:read, links:write, stats:read, webhooks */
+  Scopes: string[];
+  /** Creation time (UTC) */
+  DateCreated: string;
+  /** When it last authenticated a request (at most a minute stale), or null */
+  LastUsed: string | null;
+}
+
+/** A bulk create item that was created */
+export interface BulkCreated {
+  /** The short URL: BASE_URL/ShortCode */
+  ShortUrl: string;
+}
+
+/** A bulk create item that was not created */
+export interface BulkRefused {
+  /** The status a single create would have answered */
+  Status: number;
+  /** The text a single create would have answered: Unable to create link: … */
+  Error: string;
+}
+
+/** A new API key with the key itself, shown only in this answer */
+export interface CreatedApiKey {
+  /** The key's id: key_ and 24 hex digits (not secret) */
+  Id: string;
+  /** The name given at creation */
+  Name: string;
+  /** What the key may do: links:read, links:write, stats:read, webhooks */
+  Scopes: string[];
+  /** The key: slk_ and 43 base64url characters. Shown this once; only its digest is stored */
+  Key: string;
+  /** Creation time (UTC) */
+  DateCreated: string;
+  /** When it last authenticated a request (at most a minute stale), or null */
+  LastUsed: string | null;
+}
+
 /** A new webhook with its signing secret, shown only in this answer */
 export interface CreatedWebhook {
   /** The webhook's id: wh_ and 24 hex digits */

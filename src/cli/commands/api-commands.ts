@@ -11,6 +11,7 @@ import { ACCESS_CODE_VARIABLE, readAccessCode, reserveCodeFile } from '../access
 import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
 import type { Account } from '../../http/schemas.ts';
 import { configOf } from './server-commands.ts';
+import { FROM_FILE_HELP, shortenFromFile } from './bulk-shorten.ts';
 
 export const DEFAULT_SERVER = 'http://localhost:8080';
 export const SERVER_VARIABLE = 'SHORTLINK_SERVER';
@@ -194,9 +195,10 @@ async function detailsOf(client: ShortlinkClient, shortCode: string): Promise<Li
 
 export const shorten: Command = {
   name: 'shorten',
-  summary: 'create a short link: shorten URL [--short CODE] [--title …] [--tags …] [--expires …] [--max-visits N]',
+  summary: 'create a short link: shorten URL [--short CODE] [--title …] [--tags …] [--expires …] [--max-visits N], or many: shorten --from-file PATH',
   help: `Usage: shortlink shorten URL [--short CODE] [--title TEXT] [--tags a,b] [--expires TIME]
                         [--max-visits N] [--json] [--code-file PATH] [--server URL]
+       shortlink shorten --from-file PATH [--code-file PATH] [--server URL]
 
 Creates a link to URL and prints its short URL.
 
@@ -204,17 +206,26 @@ Options:
   --short CODE        the shortcode to use (5-2000 of A-Z a-z 0-9 - . _ ~); generated when omitted
 ${LINK_FIELD_HELP}
   --json              print the new link as JSON instead: ShortUrl, then its LinkDetails
+${FROM_FILE_HELP}
 ${CODE_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: shorten,
-      options: { ...CODE_OPTIONS, ...LINK_FIELD_OPTIONS, short: { type: 'string' }, json: { type: 'boolean' } },
-      positionals: ['url'],
+      options: { ...CODE_OPTIONS, ...LINK_FIELD_OPTIONS, short: { type: 'string' }, json: { type: 'boolean' }, 'from-file': { type: 'string' } },
+      positionals: ['url?'],
     });
     if (parsed === undefined) return 0;
     const { short, title, tags, expires, json } = parsed.values;
     const maxVisits = parsed.values['max-visits'];
+    const fromFile = parsed.values['from-file'];
+    const url = parsed.positionals[0];
+    if (fromFile !== undefined && (url !== undefined || short !== undefined)) {
+      throw new UsageError(shorten.name, '--from-file takes no URL and no --short');
+    }
+    if (fromFile === undefined && url === undefined) throw new UsageError(shorten.name, 'missing URL (or --from-file PATH)');
+    const client = authenticatedClient(shorten, context, parsed.values);
+    if (fromFile !== undefined) return shortenFromFile(client, fromFile, context);
     const options: CreateLinkOptions = {
       ...(short === undefined ? {} : { short }),
       ...(title === undefined ? {} : { title }),
@@ -222,8 +233,7 @@ ${CODE_HELP}
       ...(expires === undefined ? {} : { expires }),
       ...(maxVisits === undefined ? {} : { maxVisits: visitLimit(shorten, maxVisits) }),
     };
-    const client = authenticatedClient(shorten, context, parsed.values);
-    const created = await client.shorten(parsed.positionals[0]!, options);
+    const created = await client.shorten(url!, options);
     if (json === true) {
       const details = await detailsOf(client, created.shortCode);
       printJson(context, { ShortUrl: created.shortUrl, ...(details ?? { ShortCode: created.shortCode }) });

@@ -181,7 +181,11 @@ export function registerEventRoutes(app: FastifyInstance, { live, slots, onSlotE
       // The slot is taken against the database: the credential as it stands now (the account
       // cache may be up to its lifetime behind), and the cap across every process. Once the
       // credential stops being valid (rotated, disabled, deleted), the stream ends with `: revoked`.
-      const lease = await leases.acquire(account.uid, hashAccessCode(account.accessCode), bounds.perAccount, () => stream.end(': revoked\n\n'));
+      // A stream opened with an API key holds the key's id: deleting the key ends it.
+      // (Apps without the keys feature leave the request's apiKey unset.)
+      const key = request.apiKey ?? null;
+      const credential = key === null ? hashAccessCode(account.accessCode) : `key:${key.id}`;
+      const lease = await leases.acquire(account.uid, credential, bounds.perAccount, () => stream.end(': revoked\n\n'));
       if (lease.result !== 'acquired') {
         if (lease.result === 'invalid') throw new DomainError(ErrorCode.Unauthenticated, 'the access code is not valid');
         if (lease.result === 'disabled') throw accountDisabled();

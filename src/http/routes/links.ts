@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
-import type { LinkService } from '../../links/link-service.ts';
+import type { CreateLinkInput, LinkService } from '../../links/link-service.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
 import { Operation } from '../operations.ts';
 import { LINK_CSV_HEADER, linkCsvRecord } from '../links-csv.ts';
@@ -11,6 +11,9 @@ import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
 import {
   ACCESS_CODE_SECURITY,
+  BulkCreateBody,
+  BulkCreatedSchema,
+  BulkRefusedSchema,
   CreateLinkBody,
   CreateLinkPostQuery,
   CreateLinkQuery,
@@ -24,6 +27,9 @@ import {
   UpdateLinkQuery,
 } from '../schemas.ts';
 import { PLAIN_TEXT } from '../send-error.ts';
+import type { BulkCreateResult } from '../schemas.ts';
+import { describeError } from '../error-table.ts';
+import { REQUEST_BOUNDS } from '../request-bounds.ts';
 import { wantsCsv } from './stats.ts';
 
 const CSV = 'text/csv; charset=utf-8';
@@ -97,6 +103,8 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
     },
     methodNotAllowed('GET, POST, PATCH, DELETE'),
   );
+
+  registerBulkCreate(app, { links, authenticate, rateLimits, baseUrl });
 
   app.delete(
     '/v1/link',
@@ -218,6 +226,87 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
   const listConfig = { operation: Operation.ListLinks };
   app.get('/v1/links', { config: listConfig, onRequest: authenticate, schema: listSchema('') }, list);
   app.head('/v1/links', { config: listConfig, onRequest: authenticate, schema: listSchema('Head') }, list);
+}
+
+/** One item's answer in a bulk create: the short URL, or the status and text a single create would have answered. */
+type BulkItemResult = BulkCreateResult;
+
+/**
+ * `POST /v1/links` (CONTRACT §8.4): up to 100 creates in one request, each with the single
+ * create's rules and its own answer. Each item is counted against the create limit first, in
+ * order; the allowed ones are then created together (one write batch, see
+ * LinkService.createMany).
+ */
+function registerBulkCreate(app: FastifyInstance, { links, authenticate, rateLimits, baseUrl }: LinkRoutesDeps): void {
+  const itemError = (request: FastifyRequest, error: unknown): BulkItemResult => {
+    const { status, reason } = describeError(error);
+    if (status >= 500) request.log.error({ err: error }, 'bulk create item failed');
+    return { Status: status, Error: `Unable to ${Operation.CreateLink}: ${reason}` };
+  };
+  app.post(
+    '/v1/links',
+    {
+      config: { operation: Operation.CreateLinks },
+      onRequest: authenticate,
+      bodyLimit: REQUEST_BOUNDS.bulkBodyBytes,
+      schema: {
+        operationId: 'createLinks',
+        summary: 'Create up to 100 links at once',
+        description:
+          'A JSON array of 1 to 100 objects, each with the parameters of a single create. Each item is created on its own, ' +
+          'with the same rules (the link cap counts each, in order; each counts against the create rate limit), and answered ' +
+          'in the same place: `{ShortUrl}`, or `{Status, Error}` with the status and text a single create would have ' +
+          'answered. One item\'s failure never fails the others. Each created link writes its link.created event.',
+        tags: ['links'],
+        security: ACCESS_CODE_SECURITY,
+        body: BulkCreateBody,
+        consumes: ['application/json'],
+        response: {
+          200: Type.Array(Type.Union([BulkCreatedSchema, BulkRefusedSchema]), { description: 'One result per item, in the order of the request' }),
+          ...errorResponses(Operation.CreateLinks, [400, 401, 403, 413, 415, 429, 503]),
+        },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request);
+      const items = request.body;
+      if (!Array.isArray(items)) throw invalid('the body must be a JSON array of links');
+      if (items.length === 0) throw invalid('the body must hold at least one link');
+      if (items.length > REQUEST_BOUNDS.bulkItems) {
+        throw invalid(`the body holds ${items.length} links; at most ${REQUEST_BOUNDS.bulkItems} may be created at once`);
+      }
+      const results = new Array<BulkItemResult | undefined>(items.length);
+      // 1. The rate limit, each item in order, as if each were its own request.
+      if (rateLimits.applies(request)) {
+        await Promise.all(items.map((_, i) => rateLimits.createLink(request, account.uid).catch((error: unknown) => {
+          results[i] = itemError(request, error);
+        })));
+      }
+      // 2. Each remaining item's parameters, read as a single create's JSON body.
+      const inputs: CreateLinkInput[] = [];
+      const positions: number[] = [];
+      items.forEach((item: unknown, i) => {
+        if (results[i] !== undefined) return;
+        try {
+          if (typeof item !== 'object' || item === null || Array.isArray(item)) throw invalid('each link must be a JSON object');
+          const { url, short, title, tags, expires, max_visits: maxVisits } = readParameters(
+            ['url', 'short', 'title', 'tags', 'expires', 'max_visits'], undefined, normaliseDetailsBody(item, true),
+          );
+          if (url === undefined) throw invalid('the parameter "url" is required');
+          inputs.push({ url, short, title, tags, expires, maxVisits });
+          positions.push(i);
+        } catch (error) {
+          results[i] = itemError(request, error);
+        }
+      });
+      // 3. The creates, together.
+      const outcomes = await links.createMany(account, inputs);
+      outcomes.forEach((outcome, k) => {
+        results[positions[k]!] = 'shortCode' in outcome ? { ShortUrl: `${baseUrl}/${outcome.shortCode}` } : itemError(request, outcome.error);
+      });
+      return results;
+    },
+  );
 }
 
 /** A JSON body (where `tags` may be an array and `max_visits` a number). */

@@ -377,6 +377,25 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX stream_slots_by_expiry ON stream_slots (expires_at);
   `,
   },
+  {
+    // Issue 30 (CONTRACT §8.5): API keys, stored as the SHA-256 of the key, looked up by it;
+    // an account's keys go with it.
+    version: 12,
+    name: 'api keys',
+    sql: `
+  CREATE TABLE api_keys (
+    seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id           text   NOT NULL UNIQUE,
+    account_uid  bigint NOT NULL REFERENCES accounts (uid) ON DELETE CASCADE,
+    name         text   NOT NULL,
+    scopes       text   NOT NULL,
+    key_hash     text   NOT NULL UNIQUE,
+    date_created text   NOT NULL,
+    last_used    text
+  );
+  CREATE INDEX api_keys_by_account ON api_keys (account_uid, seq);
+  `,
+  },
 ];
 
 /**

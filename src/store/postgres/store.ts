@@ -18,6 +18,7 @@ import type { PostgresEngine } from './engine.ts';
 import { linkCalls } from './links.ts';
 import { countingCalls } from '../counting-calls.ts';
 import { visitSecond } from '../webhooks.ts';
+import { prepareApiKeys } from './api-keys.ts';
 
 export interface PostgresOptions {
   readonly url: string;
@@ -208,6 +209,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   return {
     engine: 'postgres',
     webhooks: webhooks.store,
+    apiKeys: prepareApiKeys(sql, timed),
     streamSlots: prepareStreamSlots(sql, timed),
     ...accounts.calls,
     ...links.calls,

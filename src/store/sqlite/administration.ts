@@ -37,6 +37,7 @@ export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
     deleteWebhooksOf: ACCOUNT_WEBHOOK_TABLES.map((table) =>
       db.prepare(`DELETE FROM ${table} WHERE webhook_id IN (SELECT id FROM webhooks WHERE account_uid = ?)`)),
     deleteWebhooks: db.prepare('DELETE FROM webhooks WHERE account_uid = ?'),
+    deleteApiKeys: db.prepare('DELETE FROM api_keys WHERE account_uid = ?'),
     deleteAccount: db.prepare('DELETE FROM accounts WHERE uid = ?'),
     findAccount: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid = ?`),
     listAccounts: db.prepare(`SELECT ${ADMIN_ACCOUNT_COLUMNS} FROM accounts WHERE uid > ? ORDER BY uid LIMIT ?`),
@@ -67,6 +68,7 @@ export function prepareAdministration(db: DatabaseSync): SqliteAdministration {
     deleteAccount(uid) {
       for (const statement of statements.deleteWebhooksOf) statement.run(uid);
       statements.deleteWebhooks.run(uid);
+      statements.deleteApiKeys.run(uid);
       statements.deleteLinksOf.run(uid);
       return statements.deleteAccount.run(uid).changes === 1;
     },

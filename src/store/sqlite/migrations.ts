@@ -210,6 +210,24 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX stream_slots_by_expiry ON stream_slots (expires_at);
   `,
   },
+  {
+    // Issue 30 (CONTRACT §8.5): API keys, stored as the SHA-256 of the key, looked up by it.
+    version: 8,
+    name: 'api keys',
+    sql: `
+  CREATE TABLE api_keys (
+    seq          INTEGER PRIMARY KEY,
+    id           TEXT    NOT NULL UNIQUE,
+    account_uid  INTEGER NOT NULL,
+    name         TEXT    NOT NULL,
+    scopes       TEXT    NOT NULL,
+    key_hash     TEXT    NOT NULL UNIQUE,
+    date_created TEXT    NOT NULL,
+    last_used    TEXT
+  );
+  CREATE INDEX api_keys_by_account ON api_keys (account_uid, seq);
+  `,
+  },
 ];
 
 /**

@@ -27,6 +27,7 @@ import type { SqliteEngine } from './engine.ts';
 import { LINK_STATE_COLUMNS, linkCalls } from './links.ts';
 import { countingCalls } from '../counting-calls.ts';
 import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
+import { prepareApiKeys } from './api-keys.ts';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. Missing parent folders are created. */
@@ -264,6 +265,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, (error) => translateError(error, options.path), timeoutMs);
   const webhooks = prepareWebhooks(db, read, writes);
+  const apiKeys = prepareApiKeys(db, read, writes);
   const engine: SqliteEngine = { db, read, writes, outbox: webhooks.outbox, administration };
   const statsByScope = {
     link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
@@ -276,6 +278,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   return {
     engine: 'sqlite',
     webhooks: webhooks.store,
+    apiKeys,
     streamSlots: prepareStreamSlots(db, read, writes),
     ...accountCalls(engine),
     ...linkCalls(engine),
