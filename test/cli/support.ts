@@ -110,7 +110,7 @@ export interface SeededAccount {
 export async function openDatabase(databaseUrl: string): Promise<Store> {
   return /^postgres(ql)?:/.test(databaseUrl)
     ? openStore({ kind: 'postgres', url: databaseUrl, poolMax: 10, prepare: true })
-    : openStore({ kind: 'sqlite', path: databaseUrl, synchronous: 'normal' });
+    : openStore({ kind: 'sqlite', path: databaseUrl, synchronous: 'normal' }, { checkpointer: false });
 }
 
 /** Creates an account holding the given links, with their accesses counted. */

@@ -479,7 +479,7 @@ describe('the app against a model of the contract', () => {
       {
         async open() {
           const dir = tempDir('shortlink-model-');
-          const store = await openSqliteStore({ path: join(dir.path, 'model.db') });
+          const store = await openSqliteStore({ path: join(dir.path, 'model.db'), checkpointer: false });
           const app = await appOn(store);
           return {
             app,
