@@ -65,7 +65,7 @@ describe('account changes reach every process within 1 s (2 instances × WORKERS
     database = await createPostgresDatabase(postgres.value!);
     const env = { WORKERS: '2', ADMIN_TOKEN, RATE_LIMIT: 'off' };
     for (let i = 0; i < 2; i++) {
-      const server = await startServer({ databasePath: database.url, env, readyTimeoutMs: 90_000 });
+      const server = await startServer({ databasePath: database.url, env });
       servers.push(server);
       // Both workers, so that each has a cache of its own to warm and to outdate.
       const listening = () => new Set(server.logs().filter((line) => String(line.msg).startsWith('Server listening at ')).map((line) => line.pid));

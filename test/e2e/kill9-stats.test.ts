@@ -132,7 +132,7 @@ test('statistics add up to Accesses with WORKERS=2 on one SQLite file (two proce
     await cleanup();
     database.remove();
   });
-  const server = await startServer({ databasePath: database.path, env: { ...ENV, WORKERS: '2' }, readyTimeoutMs: 60_000 });
+  const server = await startServer({ databasePath: database.path, env: { ...ENV, WORKERS: '2' } });
   const { account, codes } = await setUp(server);
   const running = load(() => [server], codes);
   await waitFor(() => running.answered() >= RESOLVES_PER_CYCLE * 2, () => `${running.answered()} answered`, { timeoutMs: 60_000 });
