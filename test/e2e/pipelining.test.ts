@@ -58,7 +58,7 @@ function flood(server: ServerProcess, request: string, count: number): Socket {
   return socket;
 }
 
-test('pipelined requests that are never read keep memory flat and health prompt, and their connections are closed', { timeout: 180_000 }, async (t) => {
+test('pipelined requests that are never read keep memory flat and health prompt, and their connections are closed', { timeout: 600_000 }, async (t) => {
   // With a 256 MB heap the flood once killed the process within seconds.
   const server = await startServer({ env: { NODE_OPTIONS: '--max-old-space-size=256', DEFAULT_MAX_LINKS: '20' } });
   const account = (await (await fetch(`${server.url}/v1/new_account`)).json()) as { AccessCode: string };
@@ -109,7 +109,7 @@ test('pipelined requests that are never read keep memory flat and health prompt,
   assert.equal((await server.stop('SIGTERM')).code, 0);
 });
 
-test('MAX_CONNECTIONS: connections beyond the cap are closed at once, and accepted again once one ends', { timeout: 180_000 }, async () => {
+test('MAX_CONNECTIONS: connections beyond the cap are closed at once, and accepted again once one ends', { timeout: 600_000 }, async () => {
   const server = await startServer({ env: { MAX_CONNECTIONS: '3' } });
   const held: Socket[] = [];
   for (let i = 0; i < 3; i++) {

@@ -11,7 +11,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, describe, test } from 'node:test';
 import { cleanup, runUntilExit, startServer, tempDatabase, type LogLine } from '../helpers/process.ts';
 
-describe('start checks of the server process', { timeout: 120_000 }, () => {
+describe('start checks of the server process', { timeout: 600_000 }, () => {
   after(cleanup);
 
   const refused: { name: string; url: (dir: string) => string; mentions: RegExp }[] = [
