@@ -26,6 +26,15 @@ export function runPrimary(config: Config, workerEnv?: Readonly<Record<string, s
     const worker = cluster.fork(workerEnv);
     workers.add(worker);
     let listening = false;
+    // A message to a worker that has just died (a live message passed on, a metrics
+    // collection) fails as an 'error' event on it, "write EPIPE" or "channel closed": unheard,
+    // that would end the primary and every worker with it. Its 'exit' below does what is needed.
+    let failedWrite = false;
+    worker.on('error', (error: Error) => {
+      if (failedWrite) return;
+      failedWrite = true;
+      log.warn({ worker: worker.process.pid, err: error.message }, 'a message to a worker failed; it is going away');
+    });
     worker.on('exit', (code, signal) => {
       workers.delete(worker);
       if (stopping) {

@@ -27,7 +27,8 @@ export function createClusterTransport(): LiveTransport {
       process.on('message', listener);
     },
     send(message) {
-      if (process.connected) process.send!({ type: 'shortlink:live', message } satisfies Envelope);
+      // Ignoring a failure: it means the primary is gone, and this worker goes with it.
+      if (process.connected) process.send!({ type: 'shortlink:live', message } satisfies Envelope, undefined, undefined, () => undefined);
     },
     async close() {
       if (listener !== undefined) process.off('message', listener);

@@ -74,6 +74,11 @@ export function clusterExposition(registry: Registry): () => Promise<string> {
           reject(error);
         },
       });
-      process.send!({ type: REQUEST, id } satisfies MetricsRequest);
+      process.send!({ type: REQUEST, id } satisfies MetricsRequest, undefined, undefined, (error: Error | null) => {
+        if (error === null) return;
+        const waiter = pending.get(id);
+        pending.delete(id);
+        waiter?.reject(new Error(`could not ask the primary for the workers' metrics: ${error.message}`));
+      });
     });
 }

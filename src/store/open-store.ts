@@ -20,16 +20,18 @@ export interface OpenStoreOptions {
   readonly soleProcess?: boolean;
   /** The storage deadline (STORAGE_TIMEOUT); 5 s when omitted. */
   readonly timeoutMs?: number;
+  /** SQLite: checkpoint the WAL on a worker thread (default true; tests that do not test it turn it off). */
+  readonly checkpointer?: boolean;
 }
 
 /** Opens the store the configuration names, running its migrations. */
 export async function openStore(
   storage: StorageConfig,
-  { soleProcess = true, timeoutMs = DEFAULT_STORAGE_TIMEOUT_MS }: OpenStoreOptions = {},
+  { soleProcess = true, timeoutMs = DEFAULT_STORAGE_TIMEOUT_MS, checkpointer = true }: OpenStoreOptions = {},
 ): Promise<Store> {
   switch (storage.kind) {
     case 'sqlite':
-      return openSqliteStore({ path: storage.path, synchronous: storage.synchronous, shareReads: soleProcess, timeoutMs });
+      return openSqliteStore({ path: storage.path, synchronous: storage.synchronous, shareReads: soleProcess, timeoutMs, checkpointer });
     case 'postgres':
       return openPostgresStore({ url: storage.url, max: storage.poolMax, prepare: storage.prepare, timeoutMs });
   }

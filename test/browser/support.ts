@@ -18,6 +18,7 @@ import type { Config } from '../../src/config.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { createTestApp, testConfig } from '../helpers/app.ts';
 import { createPostgresDatabase, serviceGate } from '../helpers/services.ts';
+import { READY_BOUND_MS, WAIT_BOUND_MS } from '../helpers/wait-for.ts';
 
 export const chromiumGate = serviceGate('CHROMIUM_PATH', 'Browser');
 
@@ -163,12 +164,15 @@ export async function openBrowser(
     permissions: ['clipboard-read', 'clipboard-write'],
     locale: 'en-GB',
     timezoneId: options.timezoneId ?? 'UTC',
+    // Bounds, not durations (wait-for.ts): Chromium starting on a loaded machine, and each
+    // action waiting for its element.
+    timeout: READY_BOUND_MS,
   });
   t.after(async () => {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
   });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(WAIT_BOUND_MS);
 
   const allowed = new Set([appOrigin, ...(options.allowedOrigin === undefined ? [] : [options.allowedOrigin])]);
   const isAllowed = (url: string) => {

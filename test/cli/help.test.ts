@@ -144,7 +144,7 @@ describe('the shortlink bin', () => {
     },
   );
 
-  test('"npx shortlink" in the project runs it without installing anything', { timeout: 60_000 }, async (t) => {
+  test('"npx shortlink" in the project runs it without installing anything', { timeout: 600_000 }, async (t) => {
     // --no: never download; the command must come from this package's own bin.
     const folder = tempFolder();
     t.after(() => folder.remove());

@@ -286,7 +286,7 @@ for (const engine of engines()) {
       }
     });
 
-    test('an import racing a server\'s creates for the same account never passes the cap', { timeout: 120_000 }, async () => {
+    test('an import racing a server\'s creates for the same account never passes the cap', { timeout: 600_000 }, async () => {
       const database = await engine.fresh();
       try {
         const store = await openDatabase(database.url);
@@ -329,7 +329,7 @@ for (const engine of engines()) {
       }
     });
 
-    test('imported codes of 1-4 characters resolve, redirect and delete through a running server', { timeout: 120_000 }, async () => {
+    test('imported codes of 1-4 characters resolve, redirect and delete through a running server', { timeout: 600_000 }, async () => {
       const database = await engine.fresh();
       try {
         await withTakenCode(database.url);
@@ -667,7 +667,7 @@ describe('hostile import files', () => {
 });
 
 describe('long imports and exports', () => {
-  test('show progress on stderr every 10,000 rows, and keep the cap across batches in a dry run', { timeout: 120_000 }, async () => {
+  test('show progress on stderr every 10,000 rows, and keep the cap across batches in a dry run', { timeout: 600_000 }, async () => {
     const database = folder.file('long.db');
     const owner = await withTakenCode(database, 11_500);
     const rows = 12_000;

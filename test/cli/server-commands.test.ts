@@ -59,7 +59,7 @@ describe('shortlink serve', () => {
     }
   }
 
-  test('serves the API until SIGTERM, then exits 0', { timeout: 30_000 }, async () => {
+  test('serves the API until SIGTERM, then exits 0', { timeout: 600_000 }, async () => {
     const child = spawnProcess(process.execPath, [CLI_ENTRY, 'serve'], {
       cwd: folder.path,
       env: cliEnvironment({ PORT: '0', HOST: '127.0.0.1', BASE_URL: E2E_BASE_URL, DATABASE_URL: folder.file('serve.db'), RATE_LIMIT: 'off' }),
@@ -68,7 +68,7 @@ describe('shortlink serve', () => {
     await exercise(child);
   });
 
-  test('takes its configuration from the environment the CLI is given, not the process\'s', { timeout: 30_000 }, async () => {
+  test('takes its configuration from the environment the CLI is given, not the process\'s', { timeout: 600_000 }, async () => {
     // runCli with an environment of its own, in a process whose environment would not start
     // (a bad PORT, an unusable database): serve used to read process.env instead.
     const given = { PORT: '0', HOST: '127.0.0.1', BASE_URL: E2E_BASE_URL, DATABASE_URL: folder.file('given.db'), RATE_LIMIT: 'off' };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { hashAccessCode, newAccessCode } from '../../src/accounts/access-code.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { READY_BOUND_MS } from '../helpers/wait-for.ts';
 import { assertDatabaseOutsideWorkingTree, REPO_ROOT } from '../helpers/working-tree.ts';
 
 export const CLI_ENTRY = join(REPO_ROOT, 'src', 'cli', 'main.ts');
@@ -67,7 +68,7 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`shortlink ${args.join(' ')} did not finish in time\n${stdout}\n${stderr}`));
-    }, options.timeoutMs ?? 60_000);
+    }, options.timeoutMs ?? READY_BOUND_MS);
     child.once('error', (error) => {
       clearTimeout(timer);
       reject(error);
@@ -114,7 +115,7 @@ export interface SeededAccount {
 export async function openDatabase(databaseUrl: string): Promise<Store> {
   return /^postgres(ql)?:/.test(databaseUrl)
     ? openStore({ kind: 'postgres', url: databaseUrl, poolMax: 10, prepare: true })
-    : openStore({ kind: 'sqlite', path: databaseUrl, synchronous: 'normal' });
+    : openStore({ kind: 'sqlite', path: databaseUrl, synchronous: 'normal' }, { checkpointer: false });
 }
 
 /** Creates an account holding the given links, with their accesses counted. */

@@ -103,7 +103,7 @@ function assertOutcome(outcome: Outcome, { follow }: { follow: boolean }): void 
   assert.match(outcome.refused?.message ?? '', /^Unable to list links: /);
 }
 
-describe('the packed @shortlink/client, installed into a fresh project', { timeout: 120_000 }, () => {
+describe('the packed @shortlink/client, installed into a fresh project', { timeout: 600_000 }, () => {
   const work = scratch('shortlink-client-package-');
   const project = join(work.path, 'project');
   let tarball: string;

@@ -33,7 +33,7 @@ function sample(text: string, series: string): number {
   return Number(line.slice(series.length + 1));
 }
 
-test('WORKERS=2: one scrape counts the requests of both workers', { timeout: 60_000 }, async () => {
+test('WORKERS=2: one scrape counts the requests of both workers', { timeout: 600_000 }, async () => {
   const server = await startServer({ env: { WORKERS: '2' } });
   const listening = () => new Set(server.logs().filter((line) => String(line.msg).startsWith('Server listening at ')).map((line) => line.pid));
   await waitFor(() => listening().size === 2, 'both workers to listen');

@@ -47,7 +47,7 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
   return { status: response.status, body: await response.text(), location: response.headers.get('location') };
 }
 
-test('kill -9 under mixed load, twelve times on one database: nothing acknowledged is lost, the file stays sound', { timeout: 120_000 }, async (t) => {
+test('kill -9 under mixed load, twelve times on one database: nothing acknowledged is lost, the file stays sound', { timeout: 600_000 }, async (t) => {
   const database = tempDatabase();
   t.after(async () => {
     await cleanup();

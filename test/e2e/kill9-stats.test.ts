@@ -107,7 +107,7 @@ async function checkExact(server: ServerProcess, account: Account, codes: readon
   return total;
 }
 
-test('statistics add up to Accesses across kill -9 under load (SQLite, three kills)', { timeout: 120_000 }, async (t) => {
+test('statistics add up to Accesses across kill -9 under load (SQLite, three kills)', { timeout: 600_000 }, async (t) => {
   const database = tempDatabase();
   t.after(async () => {
     await cleanup();
@@ -126,13 +126,13 @@ test('statistics add up to Accesses across kill -9 under load (SQLite, three kil
   }
 });
 
-test('statistics add up to Accesses with WORKERS=2 on one SQLite file (two processes recording and folding)', { timeout: 120_000 }, async (t) => {
+test('statistics add up to Accesses with WORKERS=2 on one SQLite file (two processes recording and folding)', { timeout: 600_000 }, async (t) => {
   const database = tempDatabase();
   t.after(async () => {
     await cleanup();
     database.remove();
   });
-  const server = await startServer({ databasePath: database.path, env: { ...ENV, WORKERS: '2' }, readyTimeoutMs: 60_000 });
+  const server = await startServer({ databasePath: database.path, env: { ...ENV, WORKERS: '2' } });
   const { account, codes } = await setUp(server);
   const running = load(() => [server], codes);
   await waitFor(() => running.answered() >= RESOLVES_PER_CYCLE * 2, () => `${running.answered()} answered`, { timeoutMs: 60_000 });
@@ -146,7 +146,7 @@ test('statistics add up to Accesses with WORKERS=2 on one SQLite file (two proce
 
 const gate = postgresGate();
 
-test('statistics add up to Accesses with three PostgreSQL instances, one killed twice under load', { skip: gate.skip, timeout: 150_000 }, async (t) => {
+test('statistics add up to Accesses with three PostgreSQL instances, one killed twice under load', { skip: gate.skip, timeout: 600_000 }, async (t) => {
   const database = await createPostgresDatabase(gate.value!);
   t.after(async () => {
     await cleanup();

@@ -52,7 +52,7 @@ async function listLinks(server: ServerProcess, accessCode: string): Promise<Map
   return new Map(links.map((link) => [link.ShortCode, link]));
 }
 
-test('acknowledged creates, deletes and counts survive kill -9 under load, three times over', { timeout: 90_000 }, async (t) => {
+test('acknowledged creates, deletes and counts survive kill -9 under load, three times over', { timeout: 600_000 }, async (t) => {
   const database = tempDatabase();
   t.after(async () => {
     await cleanup();

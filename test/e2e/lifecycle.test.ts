@@ -132,7 +132,7 @@ function assertCleanExit(result: { code: number | null; signal: NodeJS.Signals |
   assert.ok(result.elapsedMs < SHUTDOWN_LIMIT_MS, `${what}: took ${Math.round(result.elapsedMs)} ms`);
 }
 
-describe('the server process', { timeout: 120_000 }, () => {
+describe('the server process', { timeout: 600_000 }, () => {
   after(cleanup);
 
   test('npm start serves every endpoint on a fresh database', async (t) => {

@@ -90,7 +90,7 @@ async function seesOtherProcesses(streamBase: string, otherBase: string): Promis
   }
 }
 
-describe('live events across processes', { timeout: 120_000 }, () => {
+describe('live events across processes', { timeout: 600_000 }, () => {
   test('WORKERS=2 on SQLite: a stream on one worker sees the other worker\'s events; SIGTERM with a stream open exits 0', async () => {
     const server = await startServer({ env: { WORKERS: '2', RATE_LIMIT: 'off' } });
     const listening = () => new Set(server.logs().filter((line) => String(line.msg).startsWith('Server listening at ')).map((line) => line.pid));

@@ -28,7 +28,7 @@ async function closesPromptly(transports: LiveTransport[]): Promise<void> {
   assert.ok(performance.now() - began < 3000, `closing took ${Math.round(performance.now() - began)} ms`);
 }
 
-describe('live-event transports across an outage', { timeout: 120_000 }, () => {
+describe('live-event transports across an outage', { timeout: 600_000 }, () => {
   const pgGate = privatePostgresGate();
   test('PostgreSQL: LISTEN again once the database is back', { skip: pgGate.skip }, async (t) => {
     const pg: PrivatePostgres = await startPrivatePostgres();

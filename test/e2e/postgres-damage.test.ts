@@ -17,7 +17,7 @@ import { createPostgresDatabase } from '../helpers/services.ts';
 
 const gate = privatePostgresGate();
 
-describe('a PostgreSQL database with a damaged page', { skip: gate.skip, timeout: 120_000 }, () => {
+describe('a PostgreSQL database with a damaged page', { skip: gate.skip, timeout: 600_000 }, () => {
   let pg: PrivatePostgres;
   before(async () => {
     pg = await startPrivatePostgres();

@@ -19,7 +19,7 @@ import { waitFor } from '../helpers/wait-for.ts';
 
 const NODE_24_DIR = join(REPO_ROOT, 'node_modules', '.bin');
 
-describe('the packed server package, installed globally', { timeout: 180_000 }, () => {
+describe('the packed server package, installed globally', { timeout: 600_000 }, () => {
   const work = scratch('shortlink-server-package-');
   const prefix = join(work.path, 'prefix');
   const bin = join(prefix, 'bin', 'shortlink');

@@ -38,7 +38,7 @@ async function signal(server: ServerProcess, name: NodeJS.Signals): Promise<Exit
   return { ...result, elapsedMs: performance.now() - started };
 }
 
-describe('shutdown with connections that never sent a whole request', { timeout: 60_000 }, () => {
+describe('shutdown with connections that never sent a whole request', { timeout: 600_000 }, () => {
   test('one process exits 0 at once, having closed storage', async () => {
     const server = await startServer();
     const sockets = await stuckConnections(server);
@@ -74,7 +74,7 @@ describe('shutdown with connections that never sent a whole request', { timeout:
   });
 });
 
-describe('SHUTDOWN_DELAY', { timeout: 60_000 }, () => {
+describe('SHUTDOWN_DELAY', { timeout: 600_000 }, () => {
   test('readiness fails at once while requests are still served, then the process exits 0', async () => {
     const server = await startServer({ env: { SHUTDOWN_DELAY: '2s' } });
     assert.equal((await fetch(`${server.url}/readyz`)).status, 200);

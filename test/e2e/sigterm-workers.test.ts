@@ -119,7 +119,7 @@ async function shutdownWithEverythingOpen(databasePath: string, workers: number,
   }
 }
 
-describe('SIGTERM with streams, a hanging delivery, idle and half connections and load', { timeout: 120_000 }, () => {
+describe('SIGTERM with streams, a hanging delivery, idle and half connections and load', { timeout: 600_000 }, () => {
   for (const workers of [2, 1]) {
     test(`SQLite, ${workers === 1 ? 'one process' : `WORKERS=${workers}`}: exit 0 within 10 s, nothing lost`, async () => {
       const database = tempDatabase();

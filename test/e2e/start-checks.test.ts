@@ -15,7 +15,7 @@ import { cleanup, runUntilExit, startServer, tempDatabase, type LogLine } from '
 import { privatePostgresGate, startPrivatePostgres } from '../helpers/private-services.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-describe('start checks of the server process', { timeout: 120_000 }, () => {
+describe('start checks of the server process', { timeout: 600_000 }, () => {
   after(cleanup);
 
   const refused: { name: string; url: (dir: string) => string; mentions: RegExp }[] = [
@@ -30,7 +30,7 @@ describe('start checks of the server process', { timeout: 120_000 }, () => {
       const database = tempDatabase();
       t.after(() => database.remove());
       const databaseUrl = url(database.dir);
-      const result = await runUntilExit({ databasePath: databaseUrl, env: { DATABASE_URL: databaseUrl } }, 10_000);
+      const result = await runUntilExit({ databasePath: databaseUrl, env: { DATABASE_URL: databaseUrl } });
       assert.equal(result.signal, null);
       assert.notEqual(result.code, 0);
       const lines = result.stderr.trimEnd().split('\n');
@@ -45,7 +45,7 @@ describe('start checks of the server process', { timeout: 120_000 }, () => {
   test('refuses a short ADMIN_TOKEN with one line on stderr, never echoing it (CONTRACT §7.3)', async (t) => {
     const database = tempDatabase();
     t.after(() => database.remove());
-    const result = await runUntilExit({ databasePath: database.path, env: { ADMIN_TOKEN: 'hunter2-too-short' } }, 10_000);
+    const result = await runUntilExit({ databasePath: database.path, env: { ADMIN_TOKEN: 'hunter2-too-short' } });
     assert.notEqual(result.code, 0);
     const lines = result.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);
@@ -65,7 +65,7 @@ describe('start checks of the server process', { timeout: 120_000 }, () => {
     const fd = openSync(database.path, 'r+');
     writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, (rootpage - 1) * 4096);
     closeSync(fd);
-    const result = await runUntilExit({ databasePath: database.path }, 10_000);
+    const result = await runUntilExit({ databasePath: database.path });
     assert.notEqual(result.code, 0);
     const lines = result.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, `one line on stderr, got:\n${result.stderr}`);

@@ -220,7 +220,7 @@ describe('the SQLite filesystem misbehaves under a running server', { skip: gate
     for (const dir of [...mounted]) unmount(dir);
   });
 
-  test('disk full: writes answer 503 with Retry-After, reads go on, and writes recover by themselves when space returns', { timeout: 60_000 }, async (t) => {
+  test('disk full: writes answer 503 with Retry-After, reads go on, and writes recover by themselves when space returns', { timeout: 600_000 }, async (t) => {
     const folder = tempDatabase();
     t.after(() => {
       unmount(folder.dir);
@@ -325,7 +325,7 @@ describe('the SQLite filesystem misbehaves under a running server', { skip: gate
     checkFile(folder.path, ledger);
   });
 
-  test('filesystem gone read-only: writes answer 503, the process stays up and stops on SIGTERM, the file is sound', { timeout: 60_000, skip: ext4.skip }, async (t) => {
+  test('filesystem gone read-only: writes answer 503, the process stays up and stops on SIGTERM, the file is sound', { timeout: 600_000, skip: ext4.skip }, async (t) => {
     const folder = tempDatabase();
     const image = join(folder.dir, 'ext4.img');
     const mountPoint = join(folder.dir, 'mnt');
@@ -379,7 +379,7 @@ describe('the SQLite filesystem misbehaves under a running server', { skip: gate
     assert.equal((await server.stop('SIGTERM')).code, 0);
   });
 
-  test('read-only at start: refused in one line, and served once writable again', { timeout: 60_000 }, async (t) => {
+  test('read-only at start: refused in one line, and served once writable again', { timeout: 600_000 }, async (t) => {
     const folder = tempDatabase();
     t.after(() => {
       unmount(folder.dir);

@@ -32,7 +32,7 @@ function fresh(server: ServerProcess, method: string, path: string, headers: Rec
   });
 }
 
-test('WORKERS=3 on SQLite: max_visits lets exactly N resolutions through, also with an edit racing them', { timeout: 90_000 }, async () => {
+test('WORKERS=3 on SQLite: max_visits lets exactly N resolutions through, also with an edit racing them', { timeout: 600_000 }, async () => {
   const server = await startServer({ env: { WORKERS: '3' } });
   const listening = () => new Set(server.logs().filter((line) => String(line.msg).startsWith('Server listening at ')).map((line) => line.pid));
   await waitFor(() => listening().size === 3, 'all three workers to listen');

@@ -47,7 +47,7 @@ function idsByEvent(receiver: Receiver, secret: string): Map<string, Set<string>
   return ids;
 }
 
-test('kill -9 between commit and delivery: after a restart every answered change is delivered, one id per event', { timeout: 120_000 }, async (t) => {
+test('kill -9 between commit and delivery: after a restart every answered change is delivered, one id per event', { timeout: 600_000 }, async (t) => {
   const database = tempDatabase();
   const receiver = await startReceiver();
   t.after(async () => {
@@ -95,7 +95,7 @@ test('kill -9 between commit and delivery: after a restart every answered change
   await server.stop();
 });
 
-test('SIGTERM during a hanging delivery exits 0 within the deadline; the event goes out after the restart', { timeout: 60_000 }, async (t) => {
+test('SIGTERM during a hanging delivery exits 0 within the deadline; the event goes out after the restart', { timeout: 600_000 }, async (t) => {
   const database = tempDatabase();
   const receiver = await startReceiver();
   t.after(async () => {
@@ -122,7 +122,7 @@ test('SIGTERM during a hanging delivery exits 0 within the deadline; the event g
   await server.stop();
 });
 
-test('receivers that never answer cost their own accounts: another account\'s event is delivered at once, not behind their backlog', { timeout: 90_000 }, async (t) => {
+test('receivers that never answer cost their own accounts: another account\'s event is delivered at once, not behind their backlog', { timeout: 600_000 }, async (t) => {
   // The issue's setting: 4 accounts × 5 webhooks to a receiver that never answers (each
   // attempt ends at the 10 s timeout), 120 events queued, then one event of another account.
   const database = tempDatabase();
@@ -164,7 +164,7 @@ test('receivers that never answer cost their own accounts: another account\'s ev
   await server.stop();
 });
 
-test('WORKERS=2 on one SQLite file: the workers\' dispatchers share the outbox, each event delivered', { timeout: 60_000 }, async (t) => {
+test('WORKERS=2 on one SQLite file: the workers\' dispatchers share the outbox, each event delivered', { timeout: 600_000 }, async (t) => {
   const database = tempDatabase();
   const receiver = await startReceiver();
   t.after(async () => {
@@ -191,7 +191,7 @@ test('WORKERS=2 on one SQLite file: the workers\' dispatchers share the outbox, 
 
 const gate = postgresGate();
 
-test('three instances on PostgreSQL: one killed mid-delivery, its event is delivered by another', { skip: gate.skip, timeout: 150_000 }, async (t) => {
+test('three instances on PostgreSQL: one killed mid-delivery, its event is delivered by another', { skip: gate.skip, timeout: 600_000 }, async (t) => {
   const database = await createPostgresDatabase(gate.value!);
   const receiver = await startReceiver();
   const sql = postgres(database.url, { max: 1, onnotice: () => {} });

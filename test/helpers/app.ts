@@ -82,12 +82,25 @@ async function adminQuery(serverUrl: string, statement: string): Promise<void> {
   }
 }
 
-/** A store on a fresh database of TEST_ENGINE, opened as the server opens it; close() also removes the database. */
-export async function openTestStore(): Promise<{ store: Store; storage: StorageConfig; close(): Promise<void> }> {
+export interface TestStoreOptions {
+  /**
+   * SQLite: run the WAL checkpointer thread, as the server does (default false: a thread per
+   * store was most of the CPU of the fast tests, and only the tests of the checkpointer need it).
+   */
+  readonly checkpointer?: boolean;
+}
+
+/**
+ * A store on a fresh database of TEST_ENGINE, opened as the server opens it but for the
+ * checkpointer (see TestStoreOptions); close() also removes the database.
+ */
+export async function openTestStore(
+  { checkpointer = false }: TestStoreOptions = {},
+): Promise<{ store: Store; storage: StorageConfig; close(): Promise<void> }> {
   const database = await createTestDatabase();
   let store: Store;
   try {
-    store = await openStore(database.storage);
+    store = await openStore(database.storage, { checkpointer });
   } catch (error) {
     await database.remove();
     throw error;
@@ -121,14 +134,16 @@ export interface TestAppExtras {
   readonly wrapStore?: (store: Store) => Store;
   /** Webhook delivery settings (a short poll, say). */
   readonly webhooks?: AppDeps['webhooks'];
+  /** SQLite: run the WAL checkpointer thread (default false, see TestStoreOptions). */
+  readonly checkpointer?: boolean;
 }
 
 /** An app on its own fresh database (see createTestDatabase); close() removes everything. */
 export async function createTestApp(overrides: Partial<Config> = {}, extra: TestAppExtras = {}): Promise<TestApp> {
-  const opened = await openTestStore();
+  const { wrapStore = (unchanged: Store) => unchanged, counters, checkpointer, ...deps } = extra;
+  const opened = await openTestStore({ checkpointer });
   const { store } = opened;
   const config = testConfig({ storage: opened.storage, ...overrides });
-  const { wrapStore = (unchanged: Store) => unchanged, counters, ...deps } = extra;
   let app: FastifyInstance;
   try {
     app = await buildApp({ config, store: wrapStore(store), ...deps, ...(counters === undefined ? {} : { counters: givenCounters(counters) }) });

@@ -3,7 +3,7 @@
  * Server-Sent Events frames as they come, so a test can wait for the event it needs.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { waitFor } from './wait-for.ts';
+import { WAIT_BOUND_MS, waitFor } from './wait-for.ts';
 
 export interface StreamedEvent {
   readonly id: string;
@@ -72,7 +72,7 @@ export function openEventStream(baseUrl: string, headers: Record<string, string>
         comments,
         body: () => text,
         ended: () => ended,
-        next: (match, what, { from = 0, timeoutMs = 10_000 } = {}) =>
+        next: (match, what, { from = 0, timeoutMs = WAIT_BOUND_MS } = {}) =>
           waitFor(() => events.slice(from).find(match), () => `${what} (got ${JSON.stringify(events.map((e) => e.event))})`, { timeoutMs }),
         close: () => {
           req.destroy();

@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { freePort, programGate } from './private-services.ts';
 import type { ServiceGate } from './services.ts';
+import { READY_BOUND_MS } from './wait-for.ts';
 
 const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path));
-const READY_TIMEOUT_MS = 15_000;
+const READY_TIMEOUT_MS = READY_BOUND_MS;
 
 export const pgbouncerGate = (): ServiceGate => programGate(PGBOUNCER !== undefined, 'pgbouncer');
 

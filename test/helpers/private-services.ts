@@ -10,9 +10,9 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceGate } from './services.ts';
-import { waitFor } from './wait-for.ts';
+import { READY_BOUND_MS, waitFor } from './wait-for.ts';
 
-const READY_TIMEOUT_MS = 15_000;
+const READY_TIMEOUT_MS = READY_BOUND_MS;
 
 /** A TCP port free on 127.0.0.1 right now: bind port 0, note what the kernel gave, close. */
 export function freePort(): Promise<number> {

@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { READY_BOUND_MS, WAIT_BOUND_MS } from './wait-for.ts';
 import { assertDatabaseOutsideWorkingTree, REPO_ROOT } from './working-tree.ts';
 
 export { REPO_ROOT };
@@ -31,8 +32,10 @@ const SERVER_VARIABLES = [
 /** The public address the test servers announce; short URLs start with it. */
 export const E2E_BASE_URL = 'http://short.test';
 
-const READY_TIMEOUT_MS = 20_000;
-const STOP_TIMEOUT_MS = 15_000;
+// Bounds, not durations: each wait ends with its event (the "listening" line, the exit).
+const READY_TIMEOUT_MS = READY_BOUND_MS;
+const STOP_TIMEOUT_MS = WAIT_BOUND_MS;
+const KILL_TIMEOUT_MS = 30_000;
 
 /** One parsed pino line. */
 export type LogLine = Record<string, unknown>;
@@ -54,7 +57,7 @@ export interface StartOptions {
   readonly viaNpm?: boolean;
   /** DATABASE_URL: a SQLite file or a postgres:// URL; a fresh temp folder (removed by cleanup()) when omitted. */
   readonly databasePath?: string;
-  /** How long to wait for the "listening" line. */
+  /** The bound on the wait for the "listening" line (default READY_BOUND_MS, two minutes). */
   readonly readyTimeoutMs?: number;
 }
 
@@ -246,7 +249,7 @@ function timeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T
 
 async function killLaunched(launched: Launched): Promise<void> {
   for (const pid of launched.pids) killQuietly(pid, 'SIGKILL');
-  await timeout(launched.exited, 5000, 'a killed server did not go away').catch(() => undefined);
+  await timeout(launched.exited, KILL_TIMEOUT_MS, 'a killed server did not go away').catch(() => undefined);
 }
 
 /** Starts the server and resolves once it listens; rejects (having killed it) if it does not. */
@@ -288,7 +291,7 @@ export async function startServer(options: StartOptions = {}): Promise<ServerPro
     stdout: () => launched.output.stdout,
     stderr: () => launched.output.stderr,
     logs: () => launched.lines,
-    waitForLog: (match, timeoutMs = 10_000) => launched.waitForLog(match, timeoutMs),
+    waitForLog: (match, timeoutMs = WAIT_BOUND_MS) => launched.waitForLog(match, timeoutMs),
     async stop(signal = 'SIGTERM', timeoutMs = STOP_TIMEOUT_MS) {
       if (launched.done) throw new Error(`cannot send ${signal}: the server has already exited`);
       const started = performance.now();

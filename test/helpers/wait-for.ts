@@ -6,8 +6,19 @@
 import { connect } from 'node:net';
 import { setTimeout as pause } from 'node:timers/promises';
 
+/**
+ * How long a process may take to become ready (a server's "listening" line, a database that
+ * answers) before a test gives up: two minutes. A wait ends as soon as the event happens, so
+ * the bound costs nothing on an idle machine, and it outlasts the start-ups a loaded one has
+ * been seen to take (20 s and more at a load average of 20 on two cores).
+ */
+export const READY_BOUND_MS = 120_000;
+
+/** The default bound of waitFor() and the helpers' other waits for an event: one minute. */
+export const WAIT_BOUND_MS = 60_000;
+
 export interface WaitForOptions {
-  /** Give up after this long. Default 10 s: generous, since a wait that passes costs nothing. */
+  /** Give up after this long. Default WAIT_BOUND_MS: generous, since a wait that passes costs nothing. */
   readonly timeoutMs?: number;
   /** Pause between checks. Default 10 ms. */
   readonly intervalMs?: number;
@@ -23,7 +34,7 @@ export interface WaitForOptions {
 export async function waitFor<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
   what: string | (() => string),
-  { timeoutMs = 10_000, intervalMs = 10 }: WaitForOptions = {},
+  { timeoutMs = WAIT_BOUND_MS, intervalMs = 10 }: WaitForOptions = {},
 ): Promise<T> {
   const started = performance.now();
   for (;;) {

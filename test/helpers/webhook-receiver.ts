@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WAIT_BOUND_MS } from './wait-for.ts';
 
 export interface ReceivedRequest {
   readonly headers: IncomingHttpHeaders;
@@ -51,7 +52,7 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     answer: (...answers) => void queue.push(...answers),
     otherwise: (answer) => void (fallback = answer),
-    async until(predicate, timeoutMs = 10_000) {
+    async until(predicate, timeoutMs = WAIT_BOUND_MS) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received)) {
         if (Date.now() > deadline) throw new Error(`the receiver did not get what was expected within ${timeoutMs} ms (got ${received.length} requests)`);

@@ -14,7 +14,7 @@ import { tempDir, testConfig } from '../helpers/app.ts';
 
 test('a request still unanswered at STORAGE_TIMEOUT + 1 s answers 503 "the request took too long" with Retry-After', async (t) => {
   const dir = tempDir();
-  const inner = await openSqliteStore({ path: join(dir.path, 'test.db') });
+  const inner = await openSqliteStore({ path: join(dir.path, 'test.db'), checkpointer: false });
   // A lookup that never settles, as if something below the store's own deadline hung.
   const store: Store = { ...inner, engine: inner.engine, findLink: () => new Promise(() => {}) };
   const app = await buildApp({ config: testConfig({ storageTimeoutMs: 200 }), store });
@@ -50,7 +50,7 @@ test('a request still unanswered at STORAGE_TIMEOUT + 1 s answers 503 "the reque
 
 test('the deadline follows STORAGE_TIMEOUT: an answer within it is untouched', async (t) => {
   const dir = tempDir();
-  const inner = await openSqliteStore({ path: join(dir.path, 'test.db') });
+  const inner = await openSqliteStore({ path: join(dir.path, 'test.db'), checkpointer: false });
   const slow: Store = {
     ...inner,
     engine: inner.engine,

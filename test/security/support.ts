@@ -40,7 +40,7 @@ export async function securityApp(
   const dir = memory ? undefined : tempDir('shortlink-security-');
   const databasePath = dir === undefined ? undefined : join(dir.path, 'test.db');
   const config = testConfig(overrides);
-  const store = await openSqliteStore({ path: databasePath ?? ':memory:' });
+  const store = await openSqliteStore({ path: databasePath ?? ':memory:', checkpointer: false });
   let app: FastifyInstance | undefined;
   // Registered before building, so a failing build still releases the store and its folder.
   t.after(async () => {

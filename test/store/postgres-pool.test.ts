@@ -62,7 +62,7 @@ describe('PostgreSQL connection budget', { skip: gate.skip }, () => {
     await database?.drop();
   });
 
-  test('with PG_POOL_MAX=2, 50 concurrent requests all succeed on at most 2 server connections', { timeout: 60_000 }, async () => {
+  test('with PG_POOL_MAX=2, 50 concurrent requests all succeed on at most 2 server connections', { timeout: 300_000 }, async () => {
     const name = new URL(database.url).pathname.slice(1);
     let most = 0;
     await fiftyAtOnce(database.url, 2, async () => {
@@ -74,7 +74,7 @@ describe('PostgreSQL connection budget', { skip: gate.skip }, () => {
     assert.ok(most <= 2, `at most 2 server connections, saw ${most}`);
   });
 
-  test('a role connection limit below PG_POOL_MAX makes requests wait for a pooled connection, not fail', { timeout: 60_000 }, async () => {
+  test('a role connection limit below PG_POOL_MAX makes requests wait for a pooled connection, not fail', { timeout: 300_000 }, async () => {
     const role = `shortlink_limited_${uniqueSuffix()}`;
     const limited = await createPostgresDatabase(gate.value!);
     const name = new URL(limited.url).pathname.slice(1);

@@ -9,5 +9,5 @@ adminStoreContract('sqlite', async (): Promise<OpenedAdminStore> => {
   const path = join(dir.path, 'store.db');
   // The admin store first, as `shortlink migrate` or an import into a new file would.
   const admin = await openSqliteAdminStore({ path });
-  return openedAdminStore(admin, await openSqliteStore({ path }), dir.remove);
+  return openedAdminStore(admin, await openSqliteStore({ path, checkpointer: false }), dir.remove);
 });

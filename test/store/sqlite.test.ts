@@ -3,16 +3,22 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import { hashAccessCode } from '../../src/accounts/access-code.ts';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { reopenableStore, storeContract, type OpenedStore } from './contract.ts';
 
 /** A SQLite file in its own temp folder; every store opened on it is closed by cleanup(). */
-function sqliteFile(): { path: string; open(options?: { shareReads?: boolean }): Promise<Store>; cleanup(): Promise<void> } {
+function sqliteFile(): {
+  path: string;
+  open(options?: { shareReads?: boolean; checkpointer?: boolean }): Promise<Store>;
+  cleanup(): Promise<void>;
+} {
   const dir = tempDir('shortlink-sqlite-');
   const path = join(dir.path, 'store.db');
   const stores: Store[] = [];
@@ -38,7 +44,8 @@ storeContract('sqlite file', async (): Promise<OpenedStore> => {
 // As a WORKERS process opens it: every read its own transaction.
 storeContract('sqlite file, reads not shared', async (): Promise<OpenedStore> => {
   const file = sqliteFile();
-  return { store: await file.open({ shareReads: false }), reopen: () => file.open({ shareReads: false }), cleanup: file.cleanup };
+  const options = { shareReads: false, checkpointer: false };
+  return { store: await file.open(options), reopen: () => file.open(options), cleanup: file.cleanup };
 });
 
 storeContract('sqlite in memory', async (): Promise<OpenedStore> => {
@@ -49,7 +56,7 @@ storeContract('sqlite in memory', async (): Promise<OpenedStore> => {
 storeContract('sqlite file with synchronous=full', async (): Promise<OpenedStore> => {
   const dir = tempDir('shortlink-sqlite-full-');
   const path = join(dir.path, 'nested', 'folder', 'store.db');
-  return reopenableStore(() => openSqliteStore({ path, synchronous: 'full' }), dir.remove);
+  return reopenableStore(() => openSqliteStore({ path, synchronous: 'full', checkpointer: false }), dir.remove);
 });
 
 /** Reads the database with a second, independent connection. */
@@ -332,5 +339,31 @@ describe('sqlite store', () => {
     } finally {
       await file.cleanup();
     }
+  });
+});
+
+describe('the WAL checkpointer', () => {
+  test('runs on a thread of its own by default, and not at all with checkpointer: false', async (t) => {
+    const threads: unknown[] = [];
+    const onThread = (message: unknown) => threads.push(message);
+    subscribe('worker_threads', onThread);
+    t.after(() => unsubscribe('worker_threads', onThread));
+    const file = sqliteFile();
+    t.after(() => file.cleanup());
+
+    await file.open({ checkpointer: false });
+    assert.equal(threads.length, 0, 'checkpointer: false starts no thread');
+    await file.open();
+    assert.equal(threads.length, 1, 'the default starts one');
+  });
+
+  test('moves committed pages into the main file while the store is open', async (t) => {
+    const file = sqliteFile();
+    t.after(() => file.cleanup());
+    const store = await file.open();
+    const accounts = createAccountService({ store, clock: () => new Date(), defaultMaxLinks: 20 });
+    const { accessCode } = await accounts.create();
+    // SQLite's own automatic checkpoint waits for 20000 pages: only the thread gets it there this soon.
+    await waitFor(() => readFileSync(file.path).includes(hashAccessCode(accessCode)), 'the row in the main file', { timeoutMs: 60_000, intervalMs: 50 });
   });
 });

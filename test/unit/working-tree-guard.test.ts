@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { createAccountService } from '../../src/accounts/account-service.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { tempDir } from '../helpers/app.ts';
-import { assertDatabaseOutsideWorkingTree, dataDirChanges, REPO_ROOT, snapshotDataDir } from '../helpers/working-tree.ts';
+import { assertDatabaseOutsideWorkingTree, dataDirChanges, filesHeldOpen, REPO_ROOT, snapshotDataDir, watchDataDir } from '../helpers/working-tree.ts';
 
 describe('assertDatabaseOutsideWorkingTree', () => {
   test('refuses a process that would open the default ./data/shortlinks.db in the checkout', () => {
@@ -59,5 +61,49 @@ describe('snapshotDataDir and dataDirChanges', () => {
 
     rmSync(data, { recursive: true });
     assert.deepEqual(dataDirChanges(before, snapshotDataDir(data)), ['removed .', 'removed shortlinks.db']);
+  });
+});
+
+describe('watchDataDir', { skip: process.platform === 'linux' ? false : 'reads /proc' }, () => {
+  test('a server serving from data/ meanwhile is not the tests\' doing; a file a test leaves there is', async (t) => {
+    const root = tempDir();
+    t.after(() => root.remove());
+    const data = join(root.path, 'data');
+    // What `npm start` opens by default, in a folder of its own: the server's store, checkpointer thread and all.
+    const server = await openSqliteStore({ path: join(data, 'shortlinks.db') });
+    let open = true;
+    t.after(async () => {
+      if (open) await server.close();
+    });
+    const accounts = createAccountService({ store: server, clock: () => new Date(), defaultMaxLinks: 20 });
+    await accounts.create();
+    assert.deepEqual([...filesHeldOpen(data).keys()].sort(), ['shortlinks.db', 'shortlinks.db-shm', 'shortlinks.db-wal']);
+
+    const watch = watchDataDir(data);
+    for (let i = 0; i < 20; i++) await accounts.create();
+    const serving = watch.changes();
+    assert.deepEqual(serving.unexplained, []);
+    assert.match(serving.explained.join('\n'), /^changed shortlinks\.db-wal .*, held open by \d+ \(/m, 'the writes are seen, and put down to the server');
+
+    writeFileSync(join(data, 'from-a-test.db'), 'a test wrote here');
+    assert.deepEqual(watch.changes().unexplained, ['created from-a-test.db']);
+    rmSync(join(data, 'from-a-test.db'));
+
+    // The server stops meanwhile: its WAL and shared-memory file go, which the start explains.
+    await server.close();
+    open = false;
+    const stopped = watch.changes();
+    assert.deepEqual(stopped.unexplained, []);
+    assert.match(stopped.explained.join('\n'), /^removed shortlinks\.db-wal, held open by/m);
+  });
+
+  test('with no process holding anything there, every change counts', (t) => {
+    const root = tempDir();
+    t.after(() => root.remove());
+    const data = join(root.path, 'data');
+    const watch = watchDataDir(data);
+    mkdirSync(data);
+    writeFileSync(join(data, 'shortlinks.db'), 'a test opened the default database');
+    assert.deepEqual(watch.changes(), { unexplained: ['created .', 'created shortlinks.db'], explained: [] });
   });
 });

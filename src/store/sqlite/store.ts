@@ -50,6 +50,12 @@ export interface SqliteOptions {
    * connection's lock, from timers, before it fails as storage unavailable.
    */
   readonly timeoutMs?: number;
+  /**
+   * Run WAL checkpoints on a worker thread of their own (checkpointer.ts; default true). Off,
+   * SQLite's automatic checkpoint (every 20000 pages) and the one at close remain: tests
+   * that do not test it turn it off, since a thread per store was most of their CPU.
+   */
+  readonly checkpointer?: boolean;
 }
 
 /** SQLite's spelling of parameter N. */
@@ -272,7 +278,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     account: { series: db.prepare(seriesSql({ accountUid: 0 }, sqlite)), values: db.prepare(valuesSql({ accountUid: 0 }, sqlite)) },
   };
   const statsStatements = (scope: StatsScope) => ('shortCode' in scope ? statsByScope.link : statsByScope.account);
-  const checkpointer = options.path === ':memory:' ? undefined : startCheckpointer(options.path);
+  const checkpointer = options.path === ':memory:' || options.checkpointer === false ? undefined : startCheckpointer(options.path);
   let closed = false;
 
   return {
