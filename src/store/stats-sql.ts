@@ -155,3 +155,27 @@ export const FOLD_BATCH = { sqlite: 500, postgres: 5000 } as const;
 
 /** Rows of one link and hour: more than the kept values can only be too many in some dimension past this. */
 export const ROLLUP_ROWS_SQL = 'SELECT count(*) AS n FROM stats_rollups WHERE link_id = ? AND hour = ?';
+
+/**
+ * The journal left behind for a rolling upgrade (ADR 24, docs/deployment.md): instances of the
+ * release before "visits without a journal" still append their visits to `stats_journal` while
+ * they run beside this one, so the table is kept (expand, then contract: a later release drops
+ * it) and every fold moves what they wrote where the count transaction now writes it: the
+ * watched links' visits to `webhook_visits` (with the shortcode, the time their batch recorded),
+ * all of them to `stats_tuples`, in one statement per engine on PostgreSQL (the journal's
+ * DELETE … RETURNING is the source, so an old instance's fold cannot move the same rows) and
+ * in the fold's write transaction on SQLite. An empty journal costs a probe of an empty table.
+ */
+export function journalLeftoversSql(engine: 'sqlite' | 'postgres'): readonly string[] {
+  const now = engine === 'sqlite' ? "strftime('%Y-%m-%dT%H:%M:%S', 'now')" : `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')`;
+  const hooked = (source: string) => `INSERT INTO webhook_visits (webhook_id, short_code, time, ${CLASSES}, visits)
+    SELECT w.id, l.short_code, substr(coalesce(j.time, ${now}), 1, 19) || '.000Z', j.bot, j.referrer, j.country, j.browser, j.os, j.device, j.visits
+      FROM ${source} j JOIN links l ON l.id = j.link_id JOIN webhooks w ON w.account_uid = l.created_by AND w.visited = 1`;
+  const added = (source: string) => `INSERT INTO stats_tuples (hour, link_id, ${CLASSES}, visits)
+    SELECT hour, link_id, ${CLASSES}, sum(visits) FROM ${source} j WHERE true GROUP BY hour, link_id, ${CLASSES}
+    ON CONFLICT (hour, link_id, ${CLASSES}) DO UPDATE SET visits = stats_tuples.visits + excluded.visits`;
+  if (engine === 'sqlite') return [hooked('stats_journal'), added('stats_journal'), 'DELETE FROM stats_journal'];
+  return [`WITH moved AS (DELETE FROM stats_journal RETURNING link_id, hour, ${CLASSES}, visits, time),
+    hooked AS (${hooked('moved')}), added AS (${added('moved')})
+    SELECT count(*)::int AS moved FROM moved`];
+}

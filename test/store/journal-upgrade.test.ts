@@ -4,7 +4,9 @@
  * tuple of the same hour and classes, and a link.visited webhook) opens with the current code
  * and takes that migration (ADR 24):
  * the journal's visits are in the statistics, added to the tuple, the watched ones wait for the
- * webhook with the time their batch recorded, and the journal is gone.
+ * webhook with the time their batch recorded, and the journal is emptied but kept: during a
+ * rolling upgrade instances of the previous release still append to it, and the next fold
+ * moves what they wrote (docs/deployment.md, "Upgrades and migrations").
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ import { tempDir } from '../helpers/app.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
 
 const CREATED = '2026-11-20T08:00:00.000Z';
-/** How many migrations come before the one that drops the journal (found by name, not number). */
+/** How many migrations come before the one that empties the journal (found by name, not number). */
 const before = (migrations: readonly { name: string }[]) => migrations.findIndex((migration) => migration.name === 'visits without a journal');
 const HOUR = 492_000;
 const SEED = [
@@ -40,6 +42,20 @@ const SEED = [
      (1, ${HOUR}, 1, '(direct)', 'ZZ', 'Other', 'Other', 'bot', 2, '2026-02-16T00:10:12.456Z'),
      (2, ${HOUR}, 0, '(direct)', 'DE', 'Firefox', 'Linux', 'desktop', 4, '2026-02-16T00:10:12.456Z')`,
 ];
+
+/** What an instance of the previous release writes while it runs beside this one: 5 visits of `other`. */
+const OLD_INSTANCE_VISITS = `INSERT INTO stats_journal (link_id, hour, bot, referrer, country, browser, os, device, visits, time)
+  VALUES (2, ${HOUR}, 0, '(direct)', 'DE', 'Firefox', 'Linux', 'desktop', 5, '2026-02-16T00:11:00.000Z')`;
+
+/** The old instance's visits are in the statistics after the next fold, once, and the journal is empty. */
+async function checkRollingUpgrade(store: Store, journalRows: () => Promise<number>): Promise<void> {
+  const series = async () => (await store.readStats({ shortCode: 'other' }, HOUR, HOUR + 1)).series.map((row) => ({ ...row }));
+  await store.foldStats({ hoursBefore: HOUR });
+  assert.deepEqual(await series(), [{ hour: HOUR, visits: 9, bots: 0 }], 'the old instance\'s 5 visits added to the 4');
+  assert.equal(await journalRows(), 0);
+  await store.foldStats({ hoursBefore: HOUR });
+  assert.deepEqual(await series(), [{ hour: HOUR, visits: 9, bots: 0 }], 'moved once');
+}
 
 async function checkUpgraded(store: Store): Promise<void> {
   const series = async (shortCode: string) =>
@@ -70,15 +86,19 @@ describe('upgrading to visits without a journal', () => {
     for (const sql of SEED) old.exec(sql);
     old.close();
     const store = await openSqliteStore({ path });
+    const side = new DatabaseSync(path);
     try {
       await checkUpgraded(store);
+      side.exec(OLD_INSTANCE_VISITS);
+      await checkRollingUpgrade(store, async () => (side.prepare('SELECT count(*) AS n FROM stats_journal').get() as { n: number }).n);
     } finally {
+      side.close();
       await store.close();
     }
     const after = new DatabaseSync(path);
     try {
-      const tables = after.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'stats_journal'").all();
-      assert.deepEqual(tables, [], 'the journal is gone');
+      const left = after.prepare('SELECT count(*) AS n FROM stats_journal').get() as { n: number };
+      assert.equal(left.n, 0, 'the journal is emptied (and kept for a rolling upgrade)');
       assert.equal((after.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v, SQLITE_MIGRATIONS.at(-1)!.version);
     } finally {
       after.close();
@@ -102,11 +122,13 @@ describe('upgrading to visits without a journal', () => {
       const store = await openPostgresStore({ url: database.url, max: 2 });
       try {
         await checkUpgraded(store);
+        await sql.unsafe(OLD_INSTANCE_VISITS);
+        await checkRollingUpgrade(store, async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM stats_journal`)[0]!.n);
       } finally {
         await store.close();
       }
-      const [journal] = await sql<{ found: string | null }[]>`SELECT to_regclass('stats_journal')::text AS found`;
-      assert.equal(journal!.found, null, 'the journal is gone');
+      const [journal] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM stats_journal`;
+      assert.equal(journal!.n, 0, 'the journal is emptied (and kept for a rolling upgrade)');
       const versions = await sql<{ version: number }[]>`SELECT version FROM schema_migrations ORDER BY version`;
       assert.deepEqual(versions.map((row) => row.version), POSTGRES_MIGRATIONS.map((migration) => migration.version));
     } finally {

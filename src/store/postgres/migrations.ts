@@ -340,8 +340,9 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 10,
     // The same change as SQLite's migration 6 (ADR 24; numbered 10 here because issue 24's
-    // create function took 9): the journal's rows moved on, the
-    // journal dropped, and the partial index the count statement's webhook copy probes.
+    // create function took 9): the journal's rows moved on, the journal emptied but kept for
+    // the previous release's instances during a rolling upgrade (every fold moves what they
+    // write), and the partial index the count statement's webhook copy probes.
     name: 'visits without a journal',
     sql: `
   INSERT INTO webhook_visits (webhook_id, short_code, time, bot, referrer, country, browser, os, device, visits)
@@ -356,7 +357,7 @@ export const MIGRATIONS: readonly Migration[] = [
     SELECT hour, link_id, bot, referrer, country, browser, os, device, sum(visits) FROM stats_journal
      GROUP BY hour, link_id, bot, referrer, country, browser, os, device
   ON CONFLICT (hour, link_id, bot, referrer, country, browser, os, device) DO UPDATE SET visits = stats_tuples.visits + excluded.visits;
-  DROP TABLE stats_journal;
+  DELETE FROM stats_journal;
   CREATE INDEX webhooks_visited ON webhooks (account_uid) WHERE visited = 1;
   `,
   },

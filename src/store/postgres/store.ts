@@ -4,6 +4,7 @@ import { createGroupCommit, type BatchVisits, type CountedLink } from '../group-
 import {
   DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, FOLD_BATCH, foldHoursIntoDaysSql,
   seriesSql, STATS_KEPT_VALUES, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
+  journalLeftoversSql,
 } from '../stats-sql.ts';
 import { hourOf, OTHER, type Visit } from '../../stats/visit.ts';
 import { refusalOf, type LinkStateRow } from '../link-rows.ts';
@@ -43,6 +44,8 @@ const FOLD_LOCK = 0x5_7a_75_01;
 const TUPLE_CHUNK_END = tupleChunkEndSql(postgresParameter, FOLD_BATCH.postgres);
 const TUPLE_CHUNK_LINK_HOURS = tupleChunkLinkHoursSql(postgresParameter);
 const TUPLES_TO_ROLLUPS = tuplesToRollupsSql(postgresParameter);
+// What instances of the previous release still journal during a rolling upgrade (ADR 24).
+const [JOURNAL_LEFTOVERS = ''] = journalLeftoversSql('postgres');
 const DELETE_TUPLE_CHUNK = deleteTupleChunkSql(postgresParameter);
 
 /** Connects to PostgreSQL, runs migrations, and returns it as a Store. */
@@ -150,6 +153,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const [lock] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}, hashtext(current_schema())) AS locked`;
       if (lock?.locked !== true) return 0;
       let moved = 0;
+      await tx.unsafe(JOURNAL_LEFTOVERS);
       // The tuples of hours that are over go on to the rollups, a chunk per fold, whole link-hours.
       const [end] = await tx.unsafe<{ hour: number; linkId: string }[]>(TUPLE_CHUNK_END, [hoursBefore]);
       const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? String(Number.MAX_SAFE_INTEGER)];

@@ -171,7 +171,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // writes the visits of links watched by a link.visited webhook to webhook_visits, with
     // the shortcode (so a link deleted right after keeps them). The rows still in the journal
     // go where the fold would have taken them (the webhooks' copy first, while their links
-    // are still there to name them), and the journal is dropped. The partial index answers
+    // are still there to name them), and the journal is emptied but kept: instances of the
+    // previous release still append to it during a rolling upgrade, and every fold moves what
+    // they wrote (stats-sql.ts, journalLeftoversSql); a later release drops it. The partial index answers
     // "is any link.visited webhook registered?", asked once per count batch; the index by
     // shortcode and second finds the waiting row a batch's visits are added to.
     name: 'visits without a journal',
@@ -187,7 +189,7 @@ export const MIGRATIONS: readonly Migration[] = [
     SELECT hour, link_id, bot, referrer, country, browser, os, device, sum(visits) FROM stats_journal WHERE true
      GROUP BY hour, link_id, bot, referrer, country, browser, os, device
   ON CONFLICT (hour, link_id, bot, referrer, country, browser, os, device) DO UPDATE SET visits = stats_tuples.visits + excluded.visits;
-  DROP TABLE stats_journal;
+  DELETE FROM stats_journal;
   CREATE INDEX webhooks_visited ON webhooks (account_uid) WHERE visited = 1;
   CREATE INDEX webhook_visits_by_second ON webhook_visits (short_code, time);
   `,

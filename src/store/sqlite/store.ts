@@ -7,6 +7,7 @@ import { createGroupCommit, grantedVisits, type CountedLink } from '../group-com
 import {
   ADD_TUPLE_SQL, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql,
   ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
+  journalLeftoversSql,
 } from '../stats-sql.ts';
 import { hourOf, OTHER } from '../../stats/visit.ts';
 import { storageUnavailable } from '../errors.ts';
@@ -247,6 +248,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
    */
   function fold(hoursBefore: number, daysBeforeHour: number | undefined): number {
     let moved = 0;
+    for (const statement of journalLeftovers) statement.run();
     // Up to the chunk's last (hour, link), or all of them when fewer are left.
     const end = statements.tupleChunkEnd.get(hoursBefore) as { hour: number; linkId: number } | undefined;
     const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? Number.MAX_SAFE_INTEGER] as const;
@@ -268,6 +270,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     return moved;
   }
 
+  const journalLeftovers = journalLeftoversSql('sqlite').map((text) => db.prepare(text));
   const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, (error) => translateError(error, options.path), timeoutMs);
   const webhooks = prepareWebhooks(db, read, writes);
