@@ -35,7 +35,9 @@ test('redacts an API key\'s shape wherever it is, encoded or not', () => {
   const key = `slk_${'Z9_-x'.repeat(8)}abc`;
   assert.equal(redactUrl(`/v1/links?q=${key}`), '/v1/links?q=[REDACTED]');
   assert.equal(redactUrl(`/v1/get/${encoded(key)}`), '/v1/get/[REDACTED]');
-  assert.equal(redactUrl('/v1/get/slk_short'), '/v1/get/slk_short');
+  // Even cut short: a truncated key in a log is still most of a secret.
+  assert.equal(redactUrl('/v1/get/slk_short'), '/v1/get/[REDACTED]');
+  assert.equal(redactUrl('/v1/get/not-slk'), '/v1/get/not-slk');
 });
 
 test('leaves text without a UUID alone, including broken escapes and non-ASCII bytes', () => {

@@ -53,19 +53,23 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
 
   /**
    * Deletes `shortCode` if `accountUid` owns it, in one transaction with its freed slot and
-   * its link.deleted outbox rows (the link's last state): one DELETE … RETURNING, as on SQLite.
-   * A racing delete of the same link waits for the row lock, then deletes nothing.
+   * its link.deleted outbox rows (the link's last state). One statement finds, locks and
+   * deletes the row and says whose it was, in one snapshot: a racing delete of the same link
+   * waits for the row lock, then finds nothing; a create committed meanwhile is seen whole or
+   * not at all (two statements could see it appear between them and call it another's).
    */
   function deleteOwnLink(shortCode: string, accountUid: number, eventId: string | undefined): Promise<DeleteLinkResult> {
     return guarded(() => sql.begin(async (tx): Promise<DeleteLinkResult> => {
-      const [removed] = await tx<LinkDetailsRow[]>`
-        DELETE FROM links WHERE short_code = ${shortCode} AND created_by = ${accountUid} RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
-      if (removed === undefined) {
-        const [other] = await tx`SELECT 1 AS found FROM links WHERE short_code = ${shortCode}`;
-        return other === undefined ? 'not_found' : 'not_owner';
-      }
+      const [found] = await tx<(Partial<LinkDetailsRow> & { owner: number })[]>`
+        WITH target AS (SELECT id AS target_id, created_by AS owner FROM links WHERE short_code = ${shortCode} FOR UPDATE),
+             removed AS (DELETE FROM links USING target WHERE links.id = target.target_id AND target.owner = ${accountUid}
+                         RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)})
+        SELECT target.owner, removed.* FROM target LEFT JOIN removed ON true`;
+      if (found === undefined) return 'not_found';
+      if (Number(found.owner) !== accountUid || found.shortCode === undefined) return 'not_owner';
       await tx`UPDATE accounts SET link_count = link_count - 1 WHERE uid = ${accountUid}`;
-      await outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed)), accountUid, eventId);
+      const removed = detailsOf(found as LinkDetailsRow);
+      await outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(removed), accountUid, eventId);
       return 'deleted';
     })) as Promise<DeleteLinkResult>;
   }

@@ -4,16 +4,11 @@ import type { StatementSync } from 'node:sqlite';
 import type { SqliteSynchronous } from '../../config.ts';
 import { LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
-import {
-  ADD_TUPLE_SQL, DELETE_ORPHAN_ROLLUPS, deleteFoldedHoursSql, deleteTupleChunkSql, excessValuesSql, FOLD_BATCH, foldHoursIntoDaysSql,
-  ROLLUP_ROWS_SQL, seriesSql, STATS_KEPT_VALUES, tupleChunkEndSql, tupleChunkLinkHoursSql, tuplesToRollupsSql, valuesSql,
-  journalLeftoversSql,
-} from '../stats-sql.ts';
-import { hourOf, OTHER } from '../../stats/visit.ts';
+import { ADD_TUPLE_SQL } from '../stats-sql.ts';
 import { storageUnavailable } from '../errors.ts';
 import { MIGRATIONS_TABLE } from '../migration.ts';
 import { refusalOf, type LinkStateRow } from '../link-rows.ts';
-import type { LinkRecord, PingOptions, StatsRows, StatsScope, Store } from '../store.ts';
+import type { LinkRecord, PingOptions, Store } from '../store.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../deadline.ts';
 import { prepareAdministration } from './administration.ts';
 import { isBusy, retryWhileBusy } from './busy.ts';
@@ -27,6 +22,7 @@ import { accountCalls } from './accounts.ts';
 import type { SqliteEngine } from './engine.ts';
 import { LINK_STATE_COLUMNS, linkCalls } from './links.ts';
 import { countingCalls } from '../counting-calls.ts';
+import { statsCalls } from './stats.ts';
 import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
 import { prepareApiKeys } from './api-keys.ts';
 
@@ -58,9 +54,6 @@ export interface SqliteOptions {
    */
   readonly checkpointer?: boolean;
 }
-
-/** SQLite's spelling of parameter N. */
-const sqlite = (n: number): string => `?${n}`;
 
 /** A link row as the count batch returns it: with its id, which the tuples record. */
 type CountedRow = LinkRecord & { readonly linkId?: number };
@@ -101,19 +94,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     anyVisitedWebhook: db.prepare(ANY_VISITED_WEBHOOK_SQL),
     addToWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[0]),
     newWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[1]),
-    tupleChunkEnd: db.prepare(tupleChunkEndSql(sqlite, FOLD_BATCH.sqlite)),
-    tuplesToRollups: db.prepare(tuplesToRollupsSql(sqlite)),
-    tupleChunkLinkHours: db.prepare(tupleChunkLinkHoursSql(sqlite)),
-    deleteTupleChunk: db.prepare(deleteTupleChunkSql(sqlite)),
-    rollupRows: db.prepare(ROLLUP_ROWS_SQL),
-    addToRollup: db.prepare(`INSERT INTO stats_rollups (link_id, hour, dim, value, visits) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`),
-    excessValues: db.prepare(excessValuesSql(sqlite)),
-    deleteRollup: db.prepare('DELETE FROM stats_rollups WHERE link_id = ? AND hour = ? AND dim = ? AND value = ?'),
-    hoursToFold: db.prepare('SELECT DISTINCT link_id AS "linkId", hour - hour % 24 AS hour FROM stats_rollups WHERE hour < ? AND hour % 24 <> 0'),
-    foldHours: db.prepare(foldHoursIntoDaysSql(sqlite)),
-    deleteFoldedHours: db.prepare(deleteFoldedHoursSql(sqlite)),
-    deleteOrphanRollups: db.prepare(DELETE_ORPHAN_ROLLUPS),
     ping: db.prepare('SELECT 1 AS ok'),
     // A committed write that changes nothing: the newest migration's row rewritten as it is.
     pingWrite: db.prepare(`UPDATE ${MIGRATIONS_TABLE} SET version = version WHERE version = (SELECT max(version) FROM ${MIGRATIONS_TABLE})`),
@@ -229,58 +209,11 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     }, signal),
   { timeoutMs });
 
-  /** Keeps the named values of each link-hour within the bound, the rest summed as (other). */
-  function trimValues(pairs: readonly { linkId: number; hour: number }[]): void {
-    for (const { linkId, hour } of pairs) {
-      // Six dimensions of a few values each is the common case: a count by the key is enough.
-      if ((statements.rollupRows.get(linkId, hour) as { n: number }).n <= STATS_KEPT_VALUES) continue;
-      const excess = statements.excessValues.all(linkId, hour) as unknown as { dim: number; value: string; visits: number }[];
-      for (const { dim, value, visits } of excess) {
-        statements.deleteRollup.run(linkId, hour, dim, value);
-        statements.addToRollup.run(linkId, hour, dim, OTHER, visits);
-      }
-    }
-  }
-
-  /**
-   * One fold, in a write transaction: a chunk of the tuples of hours that are over into the
-   * rollups, and (`daysBeforeHour`) old hours into days. Answers how many tuples it moved.
-   */
-  function fold(hoursBefore: number, daysBeforeHour: number | undefined): number {
-    let moved = 0;
-    for (const statement of journalLeftovers) statement.run();
-    // Up to the chunk's last (hour, link), or all of them when fewer are left.
-    const end = statements.tupleChunkEnd.get(hoursBefore) as { hour: number; linkId: number } | undefined;
-    const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? Number.MAX_SAFE_INTEGER] as const;
-    const pairs = statements.tupleChunkLinkHours.all(...chunk) as unknown as { linkId: number; hour: number }[];
-    if (pairs.length > 0) {
-      statements.tuplesToRollups.run(...chunk);
-      moved += Number(statements.deleteTupleChunk.run(...chunk).changes);
-      trimValues(pairs);
-    }
-    if (daysBeforeHour !== undefined) {
-      const days = statements.hoursToFold.all(daysBeforeHour) as unknown as { linkId: number; hour: number }[];
-      if (days.length > 0) {
-        statements.foldHours.run(daysBeforeHour);
-        statements.deleteFoldedHours.run(daysBeforeHour);
-        trimValues(days);
-      }
-      statements.deleteOrphanRollups.run();
-    }
-    return moved;
-  }
-
-  const journalLeftovers = journalLeftoversSql('sqlite').map((text) => db.prepare(text));
   const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, (error) => translateError(error, options.path), timeoutMs);
   const webhooks = prepareWebhooks(db, read, writes);
   const apiKeys = prepareApiKeys(db, read, writes);
   const engine: SqliteEngine = { db, read, writes, outbox: webhooks.outbox, administration };
-  const statsByScope = {
-    link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
-    account: { series: db.prepare(seriesSql({ accountUid: 0 }, sqlite)), values: db.prepare(valuesSql({ accountUid: 0 }, sqlite)) },
-  };
-  const statsStatements = (scope: StatsScope) => ('shortCode' in scope ? statsByScope.link : statsByScope.account);
   const checkpointer = options.path === ':memory:' || options.checkpointer === false ? undefined : startCheckpointer(options.path);
   let closed = false;
 
@@ -292,6 +225,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     ...accountCalls(engine),
     ...linkCalls(engine),
     ...countingCalls(counter),
+    ...statsCalls(engine),
 
     listAccounts(after, limit) {
       return read(() => administration.listAccounts(after, limit));
@@ -307,20 +241,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
 
     takeDownLink(shortCode, eventId) {
       return writes.run(() => administration.takeDownLink(shortCode, eventId));
-    },
-
-    readStats(scope: StatsScope, fromHour: number, toHour: number) {
-      const { series, values } = statsStatements(scope);
-      const parameter = 'shortCode' in scope ? scope.shortCode : scope.accountUid;
-      return read((): StatsRows => ({
-        series: series.all(parameter, fromHour, toHour) as unknown as StatsRows['series'],
-        values: values.all(parameter, fromHour, toHour) as unknown as StatsRows['values'],
-      }));
-    },
-
-    foldStats(foldOptions = {}) {
-      const hoursBefore = foldOptions.hoursBefore ?? hourOf(Date.now());
-      return writes.run(() => fold(hoursBefore, foldOptions.daysBeforeHour));
     },
 
     async ping(probe?: PingOptions) {
