@@ -2,13 +2,9 @@ import { statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import type { SqliteSynchronous } from '../../config.ts';
-import { LINK_COLUMNS } from '../columns.ts';
-import { createGroupCommit, grantedVisits, type CountedLink } from '../group-commit.ts';
-import { ADD_TUPLE_SQL } from '../stats-sql.ts';
 import { storageUnavailable } from '../errors.ts';
 import { MIGRATIONS_TABLE } from '../migration.ts';
-import { refusalOf, type LinkStateRow } from '../link-rows.ts';
-import type { LinkRecord, PingOptions, Store } from '../store.ts';
+import type { PingOptions, Store } from '../store.ts';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../deadline.ts';
 import { prepareAdministration } from './administration.ts';
 import { isBusy, retryWhileBusy } from './busy.ts';
@@ -20,10 +16,10 @@ import { prepareWebhooks } from './webhooks.ts';
 import { prepareStreamSlots } from './stream-slots.ts';
 import { accountCalls } from './accounts.ts';
 import type { SqliteEngine } from './engine.ts';
-import { LINK_STATE_COLUMNS, linkCalls } from './links.ts';
+import { linkCalls } from './links.ts';
 import { countingCalls } from '../counting-calls.ts';
 import { statsCalls } from './stats.ts';
-import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
+import { createCounter } from './counting.ts';
 import { prepareApiKeys } from './api-keys.ts';
 
 export interface SqliteOptions {
@@ -55,9 +51,6 @@ export interface SqliteOptions {
   readonly checkpointer?: boolean;
 }
 
-/** A link row as the count batch returns it: with its id, which the tuples record. */
-type CountedRow = LinkRecord & { readonly linkId?: number };
-
 // Below this, writes that need a new page fail (SQLITE_FULL) although a probe may fit.
 const MIN_FREE_BYTES = 1024 * 1024;
 
@@ -79,21 +72,6 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
   }
 
   const statements = {
-    // The hot path: one statement per link and batch, as before the limits existed. It only
-    // counts a link without a visit limit, unexpired, whose owner is not disabled; any other
-    // link (or none) returns no row and is settled by linkState/grantAccesses below.
-    addAccesses: db.prepare(
-      `UPDATE links SET accesses = accesses + ?1
-        WHERE short_code = ?2 AND max_visits IS NULL AND (expires_at IS NULL OR expires_at > ?3)
-          AND NOT EXISTS (SELECT 1 FROM accounts WHERE uid = links.created_by AND disabled <> 0)
-        RETURNING id AS "linkId", ${LINK_COLUMNS}`,
-    ),
-    linkState: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
-    grantAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING id AS "linkId", ${LINK_COLUMNS}`),
-    addTuple: db.prepare(ADD_TUPLE_SQL),
-    anyVisitedWebhook: db.prepare(ANY_VISITED_WEBHOOK_SQL),
-    addToWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[0]),
-    newWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[1]),
     ping: db.prepare('SELECT 1 AS ok'),
     // A committed write that changes nothing: the newest migration's row rewritten as it is.
     pingWrite: db.prepare(`UPDATE ${MIGRATIONS_TABLE} SET version = version WHERE version = (SELECT max(version) FROM ${MIGRATIONS_TABLE})`),
@@ -165,49 +143,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     }, timeoutMs, signal), options.path);
   }
 
-  const counter = createGroupCommit<CountedRow>((increments, signal, now, visits) =>
-    transaction(() => {
-      const results = new Map<string, CountedLink<CountedRow>>();
-      for (const [code, count] of increments) {
-        const row = statements.addAccesses.get(count, code, now) as CountedRow | undefined;
-        if (row !== undefined) {
-          results.set(code, { row, accesses: row.accesses });
-          continue;
-        }
-        // Unknown, or a link with a limit, an expiry or a disabled owner. Inside the write
-        // transaction, so nothing changes between this read and the grant.
-        const state = statements.linkState.get(code) as LinkStateRow | undefined;
-        if (state === undefined) continue;
-        const refused = refusalOf(state, state.accesses, now);
-        const granted = refused !== undefined ? 0
-          : state.maxVisits === null ? count : Math.min(count, state.maxVisits - state.accesses);
-        const counted = granted > 0 ? statements.grantAccesses.get(granted, code) as unknown as CountedRow : state;
-        results.set(code, { row: counted, accesses: counted.accesses, granted, refused: refused ?? 'visit_limit' });
-      }
-      // The statistics of the accesses granted commit with their counts: added to the
-      // tuples, one upsert per link and distinct classes (ADR 24). The visits of links whose
-      // owner has a link.visited webhook are also written for it, with their shortcode, here:
-      // one probe per batch finds whether any such webhook exists at all.
-      if (visits.size > 0) {
-        const watched = statements.anyVisitedWebhook.get() !== undefined;
-        const second = visitSecond(now);
-        for (const [code, result] of results) {
-          const linkId = result.row.linkId;
-          if (linkId === undefined) continue; // nothing granted
-          for (const { visit, count } of grantedVisits(visits.get(code), result.granted ?? increments.get(code)!)) {
-            const bot = visit.bot ? 1 : 0;
-            statements.addTuple.run(visit.hour, linkId, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count);
-            if (watched) {
-              const row = [result.row.shortCode, second, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count, result.row.createdBy] as const;
-              statements.addToWaitingVisits.run(...row);
-              statements.newWaitingVisits.run(...row);
-            }
-          }
-        }
-      }
-      return results;
-    }, signal),
-  { timeoutMs });
+  const counter = createCounter(db, transaction, timeoutMs);
 
   const administration = prepareAdministration(db);
   const writes = createWriteBatch(db, transaction, (error) => translateError(error, options.path), timeoutMs);
