@@ -119,16 +119,19 @@ async function submitPaste(event) {
     area.focus();
     return;
   }
+  // The count before: live events for the new links may move it while the calls run.
+  const before = links.usage;
   const outcomes = await busy(submitterOf(event), () => send(lines));
   const made = outcomes.filter((o) => 'shortUrl' in o).length;
   const failed = outcomes.length - made;
   byId('paste-list').replaceChildren(...lines.map((l, i) => resultItem(l.line, outcomes[i] ?? { error: '' })));
-  const summary = `${made} short ${made === 1 ? 'link' : 'links'} created${failed === 0 ? '.' : `; ${failed} ${failed === 1 ? 'line' : 'lines'} failed and stay in the box to fix.`}`;
+  const rest = failed === 1 ? '; 1 line failed and stays in the box to fix.' : `; ${failed} lines failed and stay in the box to fix.`;
+  const summary = `${made} short ${made === 1 ? 'link' : 'links'} created${failed === 0 ? '.' : rest}`;
   byId('paste-summary').textContent = summary;
   byId('paste-results').hidden = false;
   area.value = lines.filter((_, i) => !('shortUrl' in (outcomes[i] ?? { error: '' }))).map((l) => l.line).join('\n');
   if (made > 0) {
-    if (links.usage.exact) links.usage = { count: links.usage.count + made, exact: true };
+    if (before.exact) links.usage = { count: before.count + made, exact: true };
     changed();
   }
   announce(summary);
