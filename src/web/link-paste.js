@@ -3,43 +3,15 @@
 // Each line gets its short URL or, in plain words (messages.js), why it failed; the lines
 // that failed stay in the box to fix and send again.
 import { BULK_MAX, createLinks, messageOf } from './api.js';
-import { announce, busy, byId, clearErrorOnEdit, clearErrors, setLink, showError, submitterOf, withScheme } from './dom.js';
+import { announce, busy, byId, clearErrorOnEdit, clearErrors, setLink, showError, submitterOf } from './dom.js';
 import { reloadLinks } from './links-list.js';
 import { changed, links, noteDisabled } from './links-state.js';
 import { describeError } from './messages.js';
+import { parsePasted } from './pasted-lines.js';
 
-/** @import { LinkFields } from './api.js' */
-
-/**
- * One pasted line: what is sent, or why it is not (a line the page can already tell is wrong).
- * @typedef {{ line: string, body: LinkFields | null, error: string | null }} PastedLine
- */
+/** @import { PastedLine } from './pasted-lines.js' */
 
 /** How one line's outcome reads: its short URL, or the words why not. @typedef {{ shortUrl: string } | { error: string }} Outcome */
-
-/**
- * The box's text as lines to send: blank lines are skipped; `URL` or `URL CODE`.
- * @param {string} text
- * @returns {PastedLine[]}
- */
-export function parsePasted(text) {
-  /** @type {PastedLine[]} */
-  const lines = [];
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '') continue;
-    const parts = line.split(/\s+/);
-    if (parts.length > 2) {
-      lines.push({ line, body: null, error: 'Write one address per line, optionally followed by a space and a shortcode.' });
-      continue;
-    }
-    /** @type {LinkFields} */
-    const body = { url: withScheme(parts[0] ?? '') };
-    if (parts[1] !== undefined) body.short = parts[1];
-    lines.push({ line, body, error: null });
-  }
-  return lines;
-}
 
 /**
  * Sends the lines in chunks of BULK_MAX and answers each one's outcome, in order. A chunk the

@@ -89,6 +89,12 @@ async function keysFlow(t: TestContext, server: UiServer, screen: Screen = {}): 
   assert.match(rotate.body, /: the key does not allow this$/m);
   assert.equal((await server.app.inject({ url: '/v1/stats', headers: withKey })).statusCode, 403);
 
+  // Used: the list says when (this process's uses are written before a list is answered).
+  await page.getByRole('button', { name: 'Refresh API keys' }).click();
+  await page.locator('#keys .api-key .key-last-used time').waitFor();
+  assert.match((await item.locator('.key-last-used time').getAttribute('datetime')) ?? '', /^\d{4}-\d\d-\d\dT/);
+  assert.equal(await page.locator('#key-new-value').textContent(), key, 'a refresh keeps the key shown until saved');
+
   // Saved: the key leaves the page.
   await page.getByRole('button', { name: 'I have saved it' }).click();
   assert.equal(await page.locator('#key-new').isVisible(), false);
@@ -109,6 +115,18 @@ async function keysFlow(t: TestContext, server: UiServer, screen: Screen = {}): 
   await page.getByRole('button', { name: 'Refresh API keys' }).click();
   await page.locator('#keys-empty:not([hidden])').waitFor();
   assert.equal(await item.count(), 0);
+
+  // Signing out leaves no key, name or list in the page.
+  await page.locator('#key-name').fill('Left behind');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await waitForText(page, '#key-new-value', /^slk_/);
+  await waitForText(page, '#keys .api-key', /Left behind/);
+  await page.getByRole('link', { name: 'Account' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.locator('#signed-out:not([hidden])').waitFor();
+  assert.equal(await page.locator('#key-new-value').textContent(), '');
+  assert.equal(await page.locator('#keys > li').count(), 0);
+  assert.equal(await page.locator('#key-name').inputValue(), '');
   await assertCleanSession(session);
 }
 
