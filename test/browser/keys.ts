@@ -6,6 +6,7 @@
  * dark scheme, each checked by axe-core and for sideways scrolling.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { postgresGate } from '../helpers/services.ts';
@@ -17,6 +18,7 @@ import {
   openBrowser,
   openUi,
   screenshot,
+  SCREENSHOT_DIR,
   startUiServer,
   waitForText,
   type UiServer,
@@ -78,6 +80,8 @@ async function keysFlow(t: TestContext, server: UiServer, screen: Screen = {}): 
   assert.equal(await sidewaysScroll(page), 0, 'the keys panel does not scroll sideways');
   await page.locator('#keys-heading').scrollIntoViewIfNeeded();
   await screenshot(page, `keys-panel-${suffix}`);
+  // The panel alone, for docs/web-ui.md.
+  await page.locator('#keys-card').screenshot({ path: join(SCREENSHOT_DIR, `keys-card-${suffix}.png`), animations: 'disabled' });
 
   // The key works against the API for what its scopes name, and nothing else.
   const withKey = { authorization: `Bearer ${key}` };
