@@ -2,8 +2,8 @@
  * Browser tests, run from ui.test.ts: the API keys panel of the Integrations view (create
  * with two scopes, the key shown once and copied, the list, the key used against the API,
  * delete after a second click) and "Paste many URLs" in the create box (per-line results
- * through the bulk create, in chunks of 100). On the desktop and on a 375 px phone in the
- * dark scheme, each checked by axe-core and for sideways scrolling.
+ * through the bulk create, in chunks of 100). On the desktop (light) and on a 375 px phone in
+ * the dark scheme, each checked by axe-core, for text contrast and for sideways scrolling.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { describe, test, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { postgresGate } from '../helpers/services.ts';
 import { axeViolations } from './dashboard.ts';
+import { lowContrastTexts } from './layout.ts';
 import {
   activeId,
   assertCleanSession,
@@ -54,6 +55,7 @@ async function keysFlow(t: TestContext, server: UiServer, screen: Screen = {}): 
   await page.getByRole('button', { name: 'Create key' }).click();
   await waitForText(page, '#key-scopes-error', /^Pick at least one thing the key may do\.$/);
   assert.deepEqual(await axeViolations(page), [], 'axe-core on the key form with errors');
+  assert.deepEqual(await lowContrastTexts(page), [], 'text contrast (WCAG AA)');
 
   // Two scopes: the key is shown once, with the note, and copies.
   await page.getByLabel(/^List links/).check();
@@ -77,6 +79,7 @@ async function keysFlow(t: TestContext, server: UiServer, screen: Screen = {}): 
   assert.match((await item.locator('time').first().getAttribute('datetime')) ?? '', /^\d{4}-\d\d-\d\dT/);
   assert.ok(!(await item.textContent() ?? '').includes(key), 'the list never shows the key');
   assert.deepEqual(await axeViolations(page), [], 'axe-core on the new key and the list');
+  assert.deepEqual(await lowContrastTexts(page), [], 'text contrast (WCAG AA)');
   assert.equal(await sidewaysScroll(page), 0, 'the keys panel does not scroll sideways');
   await page.locator('#keys-heading').scrollIntoViewIfNeeded();
   await screenshot(page, `keys-panel-${suffix}`);
@@ -176,6 +179,7 @@ async function pasteFlow(t: TestContext, server: UiServer, screen: Screen = {}):
   assert.equal(await page.locator('#links > tr').count(), 2);
   assert.equal(await page.locator('#links > tr[data-code="paste-two"] .target').textContent(), 'https://example.org/second');
   assert.deepEqual(await axeViolations(page), [], 'axe-core on the paste results');
+  assert.deepEqual(await lowContrastTexts(page), [], 'text contrast (WCAG AA)');
   assert.equal(await sidewaysScroll(page), 0, 'the paste results do not scroll sideways');
   await page.locator('#paste-box').scrollIntoViewIfNeeded();
   await screenshot(page, `paste-many-${screen.viewport === undefined ? '1280-light' : `${screen.viewport.width}-dark`}`);
@@ -208,6 +212,37 @@ export function keysTests(): void {
 
     test('does the same on a 375 px phone in the dark scheme (keys)', async (t) => {
       await keysFlow(t, await startUiServer(t), PHONE_DARK);
+    });
+
+    test('words the service\'s refusals: the 21st key, and deleting a key already gone', async (t) => {
+      const server = await startUiServer(t);
+      const session = await openBrowser(t, server.origin);
+      const { page } = session;
+      await openUi(session, server.origin);
+      const code = await createAccountInUi(page);
+      await page.getByRole('button', { name: 'I have saved it' }).click();
+      const ids: string[] = [];
+      for (let i = 1; i <= 20; i++) {
+        const made = await server.app.inject({ method: 'POST', url: `/v1/keys?name=k${i}&scopes=links:read`, headers: { authorization: `Bearer ${code}` } });
+        assert.equal(made.statusCode, 200, made.body);
+        ids.push((made.json() as { Id: string }).Id);
+      }
+      await page.getByRole('link', { name: 'Integrations' }).click();
+      await waitForText(page, '#keys', /k20/);
+      assert.equal(await page.locator('#keys .api-key').count(), 20);
+      await page.locator('#key-name').fill('One too many');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await waitForText(page, '#key-form-error', /^An account has at most 20 API keys\. Delete one you no longer use first\.$/);
+      assert.equal(await page.locator('#key-new').isVisible(), false);
+
+      // Deleted elsewhere (another tab, a script): the second click says so beside the key.
+      const gone = await server.app.inject({ method: 'DELETE', url: `/v1/keys?id=${ids[0]}`, headers: { authorization: `Bearer ${code}` } });
+      assert.equal(gone.statusCode, 200, gone.body);
+      const first = page.locator(`#keys .api-key[data-id="${ids[0]}"]`);
+      await first.getByRole('button', { name: 'Delete key k1' }).click();
+      await first.getByRole('button', { name: /^Click again to delete/ }).click();
+      await waitForText(page, `#keys .api-key[data-id="${ids[0]}"] .error`, /^This key no longer exists/);
+      await assertCleanSession(session);
     });
 
     const roomy = { defaultMaxLinks: 200 };
