@@ -4,7 +4,8 @@
 // link-delete.js, with links-state.js beneath them and links-live.js for live updates),
 // Statistics (stats-view.js, drawing with stats-chart.js and stats-map.js), Integrations
 // (integrations-view.js with keys-panel.js) and Account (account-view.js, bookmarklet.js);
-// lookup-view.js looks up any shortcode, signed in or not. dom.js, session.js, messages.js, qr.js and sparkline.js serve them all.
+// lookup-view.js looks up any shortcode, signed in or not. dom.js, session.js, messages.js,
+// qr.js and sparkline.js serve them all.
 // The browser loads them as they are, as ES modules: there is no build step.
 import { restoreSession, wireAccountView } from './account-view.js';
 import { prefillFromAddress, wireBookmarklet } from './bookmarklet.js';
