@@ -3,7 +3,7 @@
 import { describeError } from './messages.js';
 import { session } from './session.js';
 
-/** @import { Account, CreatedWebhook, Delivery, Link, LinkDetails, Statistics, Webhook } from '../http/schemas.ts' */
+/** @import { Account, ApiKey, CreatedApiKey, CreatedWebhook, Delivery, Link, LinkDetails, Statistics, Webhook } from '../http/schemas.ts' */
 
 /**
  * What a create or an edit sends. On an edit an empty string clears that field; on a create
@@ -169,6 +169,28 @@ export async function createLink(body) {
 }
 
 /**
+ * One item of a bulk create's answer (CONTRACT §8.4): the new short URL, or the status and
+ * error line a single create would have answered.
+ * @typedef {{ ShortUrl: string } | { Status: number, Error: string }} BulkResult
+ */
+
+/** How many links one bulk create takes at most (CONTRACT §8.4). */
+export const BULK_MAX = 100;
+
+/**
+ * Creates up to BULK_MAX links at once (`POST /v1/links`); each item succeeds or fails alone.
+ * @param {LinkFields[]} items
+ * @returns {Promise<BulkResult[]>} one result per item, in order
+ */
+export async function createLinks(items) {
+  const results = parseJson(await call('POST', '/v1/links', { body: items }));
+  if (!Array.isArray(results) || results.length !== items.length) {
+    throw new ApiError(0, 'The service sent an answer this page does not understand.');
+  }
+  return results;
+}
+
+/**
  * Changes a link's fields: only those given; an empty string clears one.
  * @param {string} short
  * @param {LinkFields} fields
@@ -259,4 +281,23 @@ export async function deleteWebhook(id) {
  */
 export async function listDeliveries(id) {
   return parseJson(await call('GET', '/v1/webhooks/deliveries', { params: { id } }));
+}
+
+/** @returns {Promise<ApiKey[]>} the account's API keys, without the keys themselves */
+export async function listKeys() {
+  return parseJson(await call('GET', '/v1/keys'));
+}
+
+/**
+ * @param {string} name
+ * @param {string[]} scopes
+ * @returns {Promise<CreatedApiKey>} the new key with the key itself (shown this once)
+ */
+export async function createKey(name, scopes) {
+  return parseJson(await call('POST', '/v1/keys', { body: { name, scopes: scopes.join(',') } }));
+}
+
+/** @param {string} id */
+export async function deleteKey(id) {
+  await call('DELETE', '/v1/keys', { params: { id } });
 }

@@ -1,10 +1,11 @@
 // Shortlink's browser UI, the entry module the page loads. It talks to the public HTTP API
 // only, like any other client (api.js). The page is four views, each with its own address
-// (router.js): Links (link-create.js, links-list.js, link-edit.js, link-delete.js, with
-// links-state.js beneath them and links-live.js for live updates), Statistics (stats-view.js,
-// drawing with stats-chart.js and stats-map.js), Integrations (integrations-view.js) and
-// Account (account-view.js, bookmarklet.js); lookup-view.js looks up any shortcode, signed in
-// or not. dom.js, session.js, messages.js, qr.js and sparkline.js serve them all.
+// (router.js): Links (link-create.js with link-paste.js, links-list.js, link-edit.js,
+// link-delete.js, with links-state.js beneath them and links-live.js for live updates),
+// Statistics (stats-view.js, drawing with stats-chart.js and stats-map.js), Integrations
+// (integrations-view.js with keys-panel.js) and Account (account-view.js, bookmarklet.js);
+// lookup-view.js looks up any shortcode, signed in or not. dom.js, session.js, messages.js,
+// qr.js and sparkline.js serve them all.
 // The browser loads them as they are, as ES modules: there is no build step.
 import { restoreSession, wireAccountView } from './account-view.js';
 import { prefillFromAddress, wireBookmarklet } from './bookmarklet.js';

@@ -1,6 +1,6 @@
 // Showing a failed call beside the field it concerns: the field comes from the table of
 // messages.js (through explain), the input from the form's id prefix (`link-url`,
-// `edit-max-visits`, `webhook-url`).
+// `edit-max-visits`, `webhook-url`, `key-name`).
 import { explain } from './api.js';
 import { showError } from './dom.js';
 
@@ -12,6 +12,7 @@ const INPUT_SUFFIX = /** @type {Record<string, string>} */ ({
   tags: 'tags',
   expires: 'expires',
   max_visits: 'max-visits',
+  name: 'name',
 });
 
 /**

@@ -1,6 +1,7 @@
 // The Integrations view: the live event stream's state, and the account's webhooks (add one
 // with the events it wants, its signing secret shown once with a copy button, each one's
-// delivery log with statuses and the next retry, delete after a second click).
+// delivery log with statuses and the next retry, delete after a second click). The API keys
+// below them are keys-panel.js's.
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, messageOf } from './api.js';
 import {
   announce,
@@ -18,6 +19,7 @@ import {
   withScheme,
 } from './dom.js';
 import { showFieldError } from './field-errors.js';
+import { forgetKeys, loadKeys, wireKeysPanel } from './keys-panel.js';
 import { noteDisabled } from './links-state.js';
 import { onView } from './router.js';
 
@@ -276,8 +278,9 @@ async function submitWebhook(event) {
   await loadWebhooks();
 }
 
-/** On sign-out: no webhook, secret or log of the account stays. */
+/** On sign-out: no webhook, secret, log or key of the account stays. */
 export function forgetIntegrations() {
+  forgetKeys();
   hideSecret();
   byId('webhooks').replaceChildren();
   byId('webhooks-empty').hidden = true;
@@ -287,9 +290,13 @@ export function forgetIntegrations() {
   clearErrors('webhook-url-error', 'webhook-events-error', 'webhook-form-error', 'webhooks-error');
 }
 
-/** Listens to the Integrations view, and loads the webhooks each time it is shown. */
+/** Listens to the Integrations view, and loads the webhooks and keys each time it is shown. */
 export function wireIntegrationsView() {
-  onView('integrations', () => void loadWebhooks());
+  onView('integrations', () => {
+    void loadWebhooks();
+    void loadKeys();
+  });
+  wireKeysPanel();
   byId('webhook-form', HTMLFormElement).addEventListener('submit', submitWebhook);
   clearErrorOnEdit(byId('webhook-url', HTMLInputElement), 'webhook-url-error', 'webhook-form-error');
   byId('webhooks-refresh', HTMLButtonElement).addEventListener('click', (event) => busy(buttonOf(event), loadWebhooks));

@@ -1,6 +1,7 @@
 // The "Shorten a URL" box at the top of the links view: the target and an optional
 // shortcode, with title, tags, expiry and visit limit under "More options". A new attempt
 // clears the last result and errors first; the new short link comes with copy and a QR code.
+// "Paste many URLs" below it is link-paste.js's.
 import { createLink } from './api.js';
 import {
   announce,
@@ -17,6 +18,7 @@ import {
   withScheme,
 } from './dom.js';
 import { showFieldError } from './field-errors.js';
+import { forgetPaste, wirePasteForm } from './link-paste.js';
 import { reloadLinks, tagsParameter } from './links-list.js';
 import { changed, links, noteDisabled } from './links-state.js';
 import { qrCode } from './qr.js';
@@ -89,6 +91,7 @@ export function forgetCreate() {
   clearInvalid(form);
   clearErrors(...ERRORS);
   hideResult();
+  forgetPaste();
   byId('link-options', HTMLDetailsElement).open = false;
   byId('create-box', HTMLDetailsElement).open = true;
 }
@@ -96,6 +99,7 @@ export function forgetCreate() {
 /** Listens to the create box. */
 export function wireCreateForm() {
   byId('link-form', HTMLFormElement).addEventListener('submit', submitLink);
+  wirePasteForm();
   for (const field of FIELDS) {
     clearErrorOnEdit(byId(`link-${field}`, HTMLInputElement), `link-${field}-error`, 'link-form-error');
   }

@@ -7,7 +7,7 @@
 /**
  * The fields an error can be about: a form shows it beside that input; 'form' on the form's
  * own line.
- * @typedef {'url' | 'short' | 'title' | 'tags' | 'expires' | 'max_visits' | 'events' | 'code' | 'form'} Field
+ * @typedef {'url' | 'short' | 'title' | 'tags' | 'expires' | 'max_visits' | 'events' | 'name' | 'scopes' | 'code' | 'form'} Field
  */
 
 /**
@@ -70,6 +70,15 @@ export const MESSAGES = [
   { reason: /^the parameter "events" is required$/, field: 'events', text: () => 'Pick at least one event.' },
   { reason: /^events must be a comma-separated list/, field: 'events', text: () => 'One of the events is not known to the service.' },
   { reason: /^no webhook has this id$/, field: 'form', text: () => 'This webhook no longer exists (it may have been deleted).' },
+  // API keys.
+  { reason: /^the account already holds its maximum of (\d+) API keys$/, field: 'form', text: (m) => `An account has at most ${m[1]} API keys. Delete one you no longer use first.` },
+  { reason: /^the parameter "name" is required$/, field: 'name', text: () => 'Give the key a name, such as the script or service that will use it.' },
+  { reason: /^name must be at most ([\d,]+) characters long$/, field: 'name', text: (m) => `The name is too long: at most ${m[1]} characters.` },
+  { reason: /^name must not contain control characters$/, field: 'name', text: () => 'The name contains invisible control characters. Remove them.' },
+  { reason: /^the parameter "scopes" is required$/, field: 'scopes', text: () => 'Pick at least one thing the key may do.' },
+  { reason: /^unknown scope /, field: 'scopes', text: () => 'One of the permissions is not known to the service.' },
+  { reason: /^no API key of this account has this id$/, field: 'form', text: () => 'This key no longer exists (it may have been deleted).' },
+  { reason: /^the key does not allow this$/, field: 'form', text: () => 'The key used does not allow this: use the access code, or a key with the needed permission.' },
   // Anything else about one parameter: the API's sentence, beside its field.
   { reason: /^(url|short|title|tags|expires|max_visits|events)\b.*$/, field: 'form', text: (m) => sentence(m[0]) },
 ];

@@ -28,6 +28,7 @@ import { bookmarkletTests } from './bookmarklet.ts';
 import { dashboardTests } from './dashboard.ts';
 import { docsTests } from './docs.ts';
 import { hostileContentTests } from './hostile.ts';
+import { keysTests } from './keys.ts';
 import { layoutTests } from './layout.ts';
 import { lifecycleTests } from './lifecycle.ts';
 import { liveTests } from './live.ts';
@@ -223,6 +224,7 @@ describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   bookmarkletTests();
   liveTests();
   statsTests();
+  keysTests();
 });
 
 function flowTests(): void {
@@ -397,7 +399,7 @@ function flowTests(): void {
       await waitForText(page, '#account-usage', /^1 \/ 20$/);
       const newUrl = (await page.locator('#new-link-url').textContent()) ?? '';
       const code = newUrl.slice(newUrl.lastIndexOf('/') + 1);
-      assert.deepEqual([await tab(), await tab()], ['new-link-url', 'copy-new-link']);
+      assert.deepEqual([await tab(), await tab(), await tab()], ['new-link-url', 'copy-new-link', 'Paste many URLs (one per line)']);
       assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab()], ['filter-q', 'filter-tag', 'filter-sort', 'refresh-links', 'export-csv']);
       assert.deepEqual([await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab(), await tab()], [
         'select-all', '', newUrl, `Copy ${code}`, 'https://example.com/by/keyboard', `QR ${code}`, `Stats ${code}`, `Edit ${code}`, `Delete ${code}`,

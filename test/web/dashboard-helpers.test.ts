@@ -1,7 +1,7 @@
 /**
  * The dashboard's pure helpers, run in Node (they touch no page): the table of error
- * messages, the views' addresses, the list's order, the CSV export, the sparkline's points
- * and a failed webhook delivery's next retry. The browser tests drive the same code through
+ * messages, the views' addresses, the list's order, the CSV export, the sparkline's points,
+ * a failed webhook delivery's next retry and the pasted lines of "Paste many URLs". The browser tests drive the same code through
  * the page, against the real API.
  */
 import assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import { sortLinks } from '../../src/web/links-state.js';
 import { csvField, linksCsv } from '../../src/web/links-csv.js';
 import { sparkPoints } from '../../src/web/sparkline.js';
 import { nextRetry, RETRY_DELAYS_MS as UI_DELAYS, RETRY_WINDOW_MS } from '../../src/web/integrations-view.js';
+import { parsePasted } from '../../src/web/pasted-lines.js';
 import { RETRY_DELAYS_MS, RETRY_FOR_MS } from '../../src/webhooks/backoff.ts';
 
 describe('describeError', () => {
@@ -28,6 +29,13 @@ describe('describeError', () => {
       [403, 'Unable to create webhook: the account already holds its maximum of 5 webhooks', 'form', /^An account has at most 5 webhooks/],
       [400, 'Unable to create webhook: url must not point at a loopback, private or link-local address (127.0.0.1)', 'url', /reachable from the internet/],
       [400, 'Unable to get statistics: the period holds more than 10000 hours; choose a shorter one or a longer interval', 'form', /^That period has more than 10000 hours/],
+      [403, 'Unable to manage keys: the account already holds its maximum of 20 API keys', 'form', /^An account has at most 20 API keys\./],
+      [400, 'Unable to manage keys: the parameter "name" is required', 'name', /^Give the key a name/],
+      [400, 'Unable to manage keys: name must be at most 100 characters long', 'name', /^The name is too long: at most 100 characters\.$/],
+      [400, 'Unable to manage keys: the parameter "scopes" is required', 'scopes', /^Pick at least one thing the key may do\.$/],
+      [400, 'Unable to manage keys: unknown scope "links:admin"; scopes are links:read, links:write, stats:read, webhooks', 'scopes', /^One of the permissions is not known/],
+      [404, 'Unable to manage keys: no API key of this account has this id', 'form', /^This key no longer exists/],
+      [403, 'Unable to rotate access code: the key does not allow this', 'form', /^The key used does not allow this/],
     ];
     for (const [status, line, field, text] of cases) {
       const said = describeError(status, line);
@@ -122,5 +130,21 @@ describe('nextRetry', () => {
     assert.equal(nextRetry(third, [first, third])?.toISOString(), '2026-01-01T00:03:00.000Z');
     const late = { ...first, Attempt: 20, Time: '2026-01-01T23:30:00.000Z' };
     assert.equal(nextRetry(late, [first, late]), null);
+  });
+});
+
+describe('parsePasted', () => {
+  test('reads one URL per line, an optional shortcode after it, and skips blank lines', () => {
+    assert.deepEqual(parsePasted('https://example.com/a\r\n\n  example.org/b  my-code \n\t\n'), [
+      { line: 'https://example.com/a', body: { url: 'https://example.com/a' }, error: null },
+      { line: 'example.org/b  my-code', body: { url: 'https://example.org/b', short: 'my-code' }, error: null },
+    ]);
+    assert.deepEqual(parsePasted(''), []);
+  });
+
+  test('refuses a line of more than two words without sending it', () => {
+    const [line] = parsePasted('https://example.com/a code extra');
+    assert.equal(line?.body, null);
+    assert.match(line?.error ?? '', /^Write one address per line/);
   });
 });

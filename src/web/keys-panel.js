@@ -1,0 +1,183 @@
+// The API keys of the Integrations view: create one with a name and what it may do (its
+// scopes), the key shown this once with a copy button; the list with each key's scopes,
+// creation and last use; delete after a second click. Every error is worded by messages.js.
+import { createKey, deleteKey, listKeys, messageOf } from './api.js';
+import {
+  announce,
+  busy,
+  buttonOf,
+  byId,
+  clearErrorOnEdit,
+  clearErrors,
+  clearInvalid,
+  copyWithFeedback,
+  setTime,
+  showError,
+  submitterOf,
+} from './dom.js';
+import { showFieldError } from './field-errors.js';
+import { noteDisabled } from './links-state.js';
+
+/** @import { ApiKey } from '../http/schemas.ts' */
+
+/** What each scope is called here. */
+const SCOPE_NAMES = /** @type {Record<string, string>} */ ({
+  'links:read': 'List links',
+  'links:write': 'Change links',
+  'stats:read': 'Statistics',
+  webhooks: 'Webhooks and events',
+});
+
+const ERRORS = ['key-name-error', 'key-scopes-error', 'key-form-error'];
+
+/**
+ * One key of the list.
+ * @param {ApiKey} key
+ */
+function keyItem(key) {
+  const item = document.createElement('li');
+  item.className = 'webhook api-key';
+  item.dataset.id = key.Id;
+  const name = document.createElement('p');
+  name.className = 'webhook-url wrap-anywhere';
+  const bdi = document.createElement('bdi');
+  bdi.textContent = key.Name;
+  name.append(bdi);
+  const scopes = document.createElement('p');
+  scopes.className = 'key-scopes';
+  scopes.textContent = `May: ${key.Scopes.map((s) => SCOPE_NAMES[s] ?? s).join(', ')}`;
+  const meta = document.createElement('p');
+  meta.className = 'hint';
+  const created = document.createElement('time');
+  setTime(created, key.DateCreated);
+  const used = document.createElement('span');
+  used.className = 'key-last-used';
+  if (key.LastUsed === null) {
+    used.textContent = 'never';
+  } else {
+    const time = document.createElement('time');
+    setTime(time, key.LastUsed);
+    used.append(time);
+  }
+  meta.append('Created ', created, ' · last used ', used);
+
+  const actions = document.createElement('div');
+  actions.className = 'actions';
+  const remove = document.createElement('button');
+  remove.type = 'button';
+  remove.className = 'danger small';
+  const label = document.createTextNode('Delete');
+  const hidden = document.createElement('span');
+  hidden.className = 'visually-hidden';
+  hidden.textContent = ` key ${key.Name}`;
+  remove.append(label, hidden);
+  const error = document.createElement('p');
+  error.className = 'error';
+  error.hidden = true;
+  remove.addEventListener('click', async () => {
+    // A first click asks; the second deletes.
+    if (remove.dataset.confirm !== 'yes') {
+      remove.dataset.confirm = 'yes';
+      label.textContent = 'Click again to delete';
+      announce(`Click Delete again to delete the key ${key.Name}: whatever uses it stops working at once.`);
+      return;
+    }
+    try {
+      await busy(remove, () => deleteKey(key.Id));
+    } catch (failure) {
+      noteDisabled(failure);
+      error.textContent = messageOf(failure);
+      error.hidden = false;
+      return;
+    }
+    item.remove();
+    byId('keys-empty').hidden = byId('keys').childElementCount > 0;
+    byId('keys-heading').focus();
+    announce(`Deleted the key ${key.Name}.`);
+  });
+  actions.append(remove);
+  item.append(name, scopes, meta, actions, error);
+  return item;
+}
+
+/** Loads and shows the account's keys. */
+export async function loadKeys() {
+  clearErrors('keys-error');
+  const list = byId('keys');
+  list.setAttribute('aria-busy', 'true');
+  try {
+    const keys = await listKeys();
+    list.replaceChildren(...keys.map(keyItem));
+    byId('keys-empty').hidden = keys.length > 0;
+  } catch (error) {
+    if (!noteDisabled(error)) showError('keys-error', messageOf(error));
+  } finally {
+    list.removeAttribute('aria-busy');
+  }
+}
+
+function hideKey() {
+  byId('key-new').hidden = true;
+  byId('key-new-value').textContent = '';
+}
+
+/** @param {SubmitEvent} event */
+async function submitKey(event) {
+  event.preventDefault();
+  const form = byId('key-form', HTMLFormElement);
+  clearErrors(...ERRORS);
+  clearInvalid(form);
+  hideKey();
+  const input = byId('key-name', HTMLInputElement);
+  const name = input.value.trim();
+  const scopes = [...byId('key-scopes').querySelectorAll('input[type="checkbox"]:checked')]
+    .map((box) => (box instanceof HTMLInputElement ? box.value : ''));
+  if (name === '') {
+    showError('key-name-error', 'Give the key a name, such as the script or service that will use it.', input);
+    input.focus();
+    return;
+  }
+  if (scopes.length === 0) {
+    showError('key-scopes-error', 'Pick at least one thing the key may do.');
+    byId('key-scope-links-read').focus();
+    return;
+  }
+  let created;
+  try {
+    created = await busy(submitterOf(event), () => createKey(name, scopes));
+  } catch (error) {
+    noteDisabled(error);
+    showFieldError('key', error, 'key-form-error');
+    return;
+  }
+  form.reset();
+  byId('key-new-value').textContent = created.Key;
+  byId('key-new').hidden = false;
+  byId('key-new-heading').focus();
+  announce(`Key ${created.Name} created. Copy it now: it is shown only this once.`);
+  await loadKeys();
+}
+
+/** On sign-out: no key, name or list of the account stays. */
+export function forgetKeys() {
+  hideKey();
+  byId('keys').replaceChildren();
+  byId('keys-empty').hidden = true;
+  const form = byId('key-form', HTMLFormElement);
+  form.reset();
+  clearInvalid(form);
+  clearErrors(...ERRORS, 'keys-error');
+}
+
+/** Listens to the keys panel (the Integrations view loads the list each time it is shown). */
+export function wireKeysPanel() {
+  byId('key-form', HTMLFormElement).addEventListener('submit', submitKey);
+  clearErrorOnEdit(byId('key-name', HTMLInputElement), 'key-name-error', 'key-form-error');
+  byId('keys-refresh', HTMLButtonElement).addEventListener('click', (event) => busy(buttonOf(event), loadKeys));
+  byId('copy-key', HTMLButtonElement).addEventListener('click', (event) =>
+    copyWithFeedback(buttonOf(event), byId('key-new-value').textContent ?? '', 'API key'));
+  byId('dismiss-key', HTMLButtonElement).addEventListener('click', () => {
+    hideKey();
+    byId('keys-heading').focus();
+  });
+}
