@@ -20,10 +20,13 @@ import {
 } from './dom.js';
 import { showFieldError } from './field-errors.js';
 import { forgetKeys, loadKeys, wireKeysPanel } from './keys-panel.js';
+import { deleteAction, loadList } from './managed-list.js';
 import { noteDisabled } from './links-state.js';
 import { onView } from './router.js';
 
 /** @import { Delivery, Webhook } from '../http/schemas.ts' */
+
+const WEBHOOK_LIST = { list: 'webhooks', empty: 'webhooks-empty', error: 'webhooks-error', heading: 'webhooks-heading' };
 /** @import { LiveState } from './live.js' */
 
 /** What each event type is called here. */
@@ -151,41 +154,11 @@ function webhookItem(webhook) {
     if (log.open) void loadDeliveries(webhook.Id, logBody);
   });
 
-  const actions = document.createElement('div');
-  actions.className = 'actions';
-  const remove = document.createElement('button');
-  remove.type = 'button';
-  remove.className = 'danger small';
-  const label = document.createTextNode('Delete');
-  const hidden = document.createElement('span');
-  hidden.className = 'visually-hidden';
-  hidden.textContent = ` webhook ${webhook.Url}`;
-  remove.append(label, hidden);
-  const error = document.createElement('p');
-  error.className = 'error';
-  error.hidden = true;
-  remove.addEventListener('click', async () => {
-    // A first click asks; the second deletes.
-    if (remove.dataset.confirm !== 'yes') {
-      remove.dataset.confirm = 'yes';
-      label.textContent = 'Click again to delete';
-      announce('Click Delete again to delete this webhook: its deliveries stop at once.');
-      return;
-    }
-    try {
-      await busy(remove, () => deleteWebhook(webhook.Id));
-    } catch (failure) {
-      noteDisabled(failure);
-      error.textContent = messageOf(failure);
-      error.hidden = false;
-      return;
-    }
-    item.remove();
-    byId('webhooks-empty').hidden = byId('webhooks').childElementCount > 0;
-    byId('webhooks-heading').focus();
-    announce(`Deleted the webhook to ${webhook.Url}.`);
+  const { actions, error } = deleteAction({
+    ids: WEBHOOK_LIST, item, name: `webhook ${webhook.Url}`, remove: () => deleteWebhook(webhook.Id),
+    warning: 'Click Delete again to delete this webhook: its deliveries stop at once.',
+    done: `Deleted the webhook to ${webhook.Url}.`,
   });
-  actions.append(remove);
   item.append(url, meta, log, actions, error);
   return item;
 }
@@ -220,19 +193,8 @@ async function loadDeliveries(id, box) {
 }
 
 /** Loads and shows the account's webhooks. */
-async function loadWebhooks() {
-  clearErrors('webhooks-error');
-  const list = byId('webhooks');
-  list.setAttribute('aria-busy', 'true');
-  try {
-    const webhooks = await listWebhooks();
-    list.replaceChildren(...webhooks.map(webhookItem));
-    byId('webhooks-empty').hidden = webhooks.length > 0;
-  } catch (error) {
-    if (!noteDisabled(error)) showError('webhooks-error', messageOf(error));
-  } finally {
-    list.removeAttribute('aria-busy');
-  }
+function loadWebhooks() {
+  return loadList(WEBHOOK_LIST, listWebhooks, webhookItem);
 }
 
 function hideSecret() {

@@ -1,7 +1,7 @@
 // The API keys of the Integrations view: create one with a name and what it may do (its
 // scopes), the key shown this once with a copy button; the list with each key's scopes,
 // creation and last use; delete after a second click. Every error is worded by messages.js.
-import { createKey, deleteKey, listKeys, messageOf } from './api.js';
+import { createKey, deleteKey, listKeys } from './api.js';
 import {
   announce,
   busy,
@@ -16,6 +16,7 @@ import {
   submitterOf,
 } from './dom.js';
 import { showFieldError } from './field-errors.js';
+import { deleteAction, loadList } from './managed-list.js';
 import { noteDisabled } from './links-state.js';
 
 /** @import { ApiKey } from '../http/schemas.ts' */
@@ -29,6 +30,7 @@ const SCOPE_NAMES = /** @type {Record<string, string>} */ ({
 });
 
 const ERRORS = ['key-name-error', 'key-scopes-error', 'key-form-error'];
+const KEY_LIST = { list: 'keys', empty: 'keys-empty', error: 'keys-error', heading: 'keys-heading' };
 
 /**
  * One key of the list.
@@ -61,59 +63,18 @@ function keyItem(key) {
   }
   meta.append('Created ', created, ' · last used ', used);
 
-  const actions = document.createElement('div');
-  actions.className = 'actions';
-  const remove = document.createElement('button');
-  remove.type = 'button';
-  remove.className = 'danger small';
-  const label = document.createTextNode('Delete');
-  const hidden = document.createElement('span');
-  hidden.className = 'visually-hidden';
-  hidden.textContent = ` key ${key.Name}`;
-  remove.append(label, hidden);
-  const error = document.createElement('p');
-  error.className = 'error';
-  error.hidden = true;
-  remove.addEventListener('click', async () => {
-    // A first click asks; the second deletes.
-    if (remove.dataset.confirm !== 'yes') {
-      remove.dataset.confirm = 'yes';
-      label.textContent = 'Click again to delete';
-      announce(`Click Delete again to delete the key ${key.Name}: whatever uses it stops working at once.`);
-      return;
-    }
-    try {
-      await busy(remove, () => deleteKey(key.Id));
-    } catch (failure) {
-      noteDisabled(failure);
-      error.textContent = messageOf(failure);
-      error.hidden = false;
-      return;
-    }
-    item.remove();
-    byId('keys-empty').hidden = byId('keys').childElementCount > 0;
-    byId('keys-heading').focus();
-    announce(`Deleted the key ${key.Name}.`);
+  const { actions, error } = deleteAction({
+    ids: KEY_LIST, item, name: `key ${key.Name}`, remove: () => deleteKey(key.Id),
+    warning: `Click Delete again to delete the key ${key.Name}: whatever uses it stops working at once.`,
+    done: `Deleted the key ${key.Name}.`,
   });
-  actions.append(remove);
   item.append(name, scopes, meta, actions, error);
   return item;
 }
 
 /** Loads and shows the account's keys. */
-export async function loadKeys() {
-  clearErrors('keys-error');
-  const list = byId('keys');
-  list.setAttribute('aria-busy', 'true');
-  try {
-    const keys = await listKeys();
-    list.replaceChildren(...keys.map(keyItem));
-    byId('keys-empty').hidden = keys.length > 0;
-  } catch (error) {
-    if (!noteDisabled(error)) showError('keys-error', messageOf(error));
-  } finally {
-    list.removeAttribute('aria-busy');
-  }
+export function loadKeys() {
+  return loadList(KEY_LIST, listKeys, keyItem);
 }
 
 function hideKey() {
