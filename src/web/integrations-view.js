@@ -20,7 +20,7 @@ import {
 } from './dom.js';
 import { showFieldError } from './field-errors.js';
 import { forgetKeys, loadKeys, wireKeysPanel } from './keys-panel.js';
-import { deleteAction, loadList } from './managed-list.js';
+import { checkedValues, deleteAction, loadList, showOnce } from './managed-list.js';
 import { noteDisabled } from './links-state.js';
 import { onView } from './router.js';
 
@@ -198,8 +198,7 @@ function loadWebhooks() {
 }
 
 function hideSecret() {
-  byId('webhook-secret').hidden = true;
-  byId('webhook-secret-value').textContent = '';
+  showOnce('webhook-secret');
 }
 
 /** @param {SubmitEvent} event */
@@ -212,8 +211,7 @@ async function submitWebhook(event) {
   const input = byId('webhook-url', HTMLInputElement);
   const url = withScheme(input.value.trim());
   if (url !== input.value.trim()) input.value = url;
-  const events = [...byId('webhook-events').querySelectorAll('input[type="checkbox"]:checked')]
-    .map((box) => (box instanceof HTMLInputElement ? box.value : ''));
+  const events = checkedValues('webhook-events');
   if (url === '') {
     showError('webhook-url-error', 'Enter the address of your receiver.', input);
     input.focus();
@@ -233,9 +231,7 @@ async function submitWebhook(event) {
     return;
   }
   input.value = '';
-  byId('webhook-secret-value').textContent = created.Secret;
-  byId('webhook-secret').hidden = false;
-  byId('webhook-secret-heading').focus();
+  showOnce('webhook-secret', created.Secret);
   announce('Webhook added. Save its signing secret now: it is shown only once.');
   await loadWebhooks();
 }

@@ -16,7 +16,7 @@ import {
   submitterOf,
 } from './dom.js';
 import { showFieldError } from './field-errors.js';
-import { deleteAction, loadList } from './managed-list.js';
+import { checkedValues, deleteAction, loadList, showOnce } from './managed-list.js';
 import { noteDisabled } from './links-state.js';
 
 /** @import { ApiKey } from '../http/schemas.ts' */
@@ -78,8 +78,7 @@ export function loadKeys() {
 }
 
 function hideKey() {
-  byId('key-new').hidden = true;
-  byId('key-new-value').textContent = '';
+  showOnce('key-new');
 }
 
 /** @param {SubmitEvent} event */
@@ -91,8 +90,7 @@ async function submitKey(event) {
   hideKey();
   const input = byId('key-name', HTMLInputElement);
   const name = input.value.trim();
-  const scopes = [...byId('key-scopes').querySelectorAll('input[type="checkbox"]:checked')]
-    .map((box) => (box instanceof HTMLInputElement ? box.value : ''));
+  const scopes = checkedValues('key-scopes');
   if (name === '') {
     showError('key-name-error', 'Give the key a name, such as the script or service that will use it.', input);
     input.focus();
@@ -112,9 +110,7 @@ async function submitKey(event) {
     return;
   }
   form.reset();
-  byId('key-new-value').textContent = created.Key;
-  byId('key-new').hidden = false;
-  byId('key-new-heading').focus();
+  showOnce('key-new', created.Key);
   announce(`Key ${created.Name} created. Copy it now: it is shown only this once.`);
   await loadKeys();
 }

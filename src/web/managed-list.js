@@ -1,6 +1,7 @@
 // The lists of the Integrations view (webhooks, API keys): loaded into their <ul> with an
-// empty note and an error line, and each item's Delete button, which deletes on its second
-// click (the first one says what will stop). One place for both, so they behave alike.
+// empty note and an error line, each item's Delete button, which deletes on its second click
+// (the first one says what will stop), the secret a new one shows once, and the checked boxes
+// of its form. One place for both, so they behave alike.
 import { messageOf } from './api.js';
 import { announce, busy, byId, clearErrors, showError } from './dom.js';
 import { noteDisabled } from './links-state.js';
@@ -83,4 +84,25 @@ export function deleteAction({ ids, item, name, warning, done, remove }) {
   });
   actions.append(button);
   return { actions, error };
+}
+
+/**
+ * The box that shows a new secret (a webhook's signing secret, an API key) this once: shown
+ * with `value` and focused, or (`value` undefined) hidden and emptied.
+ * @param {string} boxId its element has `${boxId}-value` and `${boxId}-heading` inside
+ * @param {string} [value]
+ */
+export function showOnce(boxId, value) {
+  byId(`${boxId}-value`).textContent = value ?? '';
+  byId(boxId).hidden = value === undefined;
+  if (value !== undefined) byId(`${boxId}-heading`).focus();
+}
+
+/**
+ * The values of the checked boxes inside `id` (a form's events or scopes).
+ * @param {string} id
+ */
+export function checkedValues(id) {
+  return [...byId(id).querySelectorAll('input[type="checkbox"]:checked')]
+    .map((box) => (box instanceof HTMLInputElement ? box.value : ''));
 }
