@@ -397,6 +397,26 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX api_keys_by_account ON api_keys (account_uid, seq);
   `,
   },
+  {
+    // The same change as SQLite's migration 9 (ADR 26): domains, and the links' routing
+    // columns. shortlink_insert_links reads each new link as a links record, so it inserts
+    // the new columns with no change.
+    version: 13,
+    name: 'domains, routing and protected links',
+    sql: `
+  CREATE TABLE domains (
+    host          text COLLATE "C" PRIMARY KEY,
+    origin        text NOT NULL,
+    not_found_url text,
+    root_url      text,
+    expired_url   text,
+    date_created  text
+  );
+  ALTER TABLE links ADD COLUMN forward_query boolean NOT NULL DEFAULT false;
+  ALTER TABLE links ADD COLUMN rules text;
+  ALTER TABLE links ADD COLUMN password_hash text;
+  `,
+  },
 ];
 
 /**

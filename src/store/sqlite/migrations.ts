@@ -230,6 +230,28 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX api_keys_by_account ON api_keys (account_uid, seq);
   `,
   },
+  {
+    // Issues 28 and 29 (CONTRACT §8.1-8.3, ADR 26). A link off the default domain is keyed
+    // \`host/code\` in short_code, so the unique index already grants a code once per domain and
+    // every call keeps addressing a link by one indexed text. Domains are rows; the default
+    // domain's own fallbacks sit in the row with host ''. A link's routing: forward_query
+    // (0/1), rules (JSON text, NULL for none) and password_hash (scrypt, NULL when open).
+    version: 9,
+    name: 'domains, routing and protected links',
+    sql: `
+  CREATE TABLE domains (
+    host          TEXT PRIMARY KEY,
+    origin        TEXT NOT NULL,
+    not_found_url TEXT,
+    root_url      TEXT,
+    expired_url   TEXT,
+    date_created  TEXT
+  );
+  ALTER TABLE links ADD COLUMN forward_query INTEGER NOT NULL DEFAULT 0 CHECK (forward_query IN (0, 1));
+  ALTER TABLE links ADD COLUMN rules TEXT;
+  ALTER TABLE links ADD COLUMN password_hash TEXT;
+  `,
+  },
 ];
 
 /**
