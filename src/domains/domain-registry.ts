@@ -1,0 +1,138 @@
+/**
+ * The domains this instance serves (CONTRACT §8.1), held in memory for the hot path: the
+ * redirect reads its `Host` here, the link calls their `domain` parameter, the loop rule
+ * every registered host. The table is small and read whole: every `refreshMs` (so a domain
+ * registered or removed on another instance is served within it), after each change made
+ * here, and, at most every `missRefreshMs`, when a request names a host not known yet.
+ */
+import { invalid } from '../errors.ts';
+import { DEFAULT_DOMAIN_ROW, type DomainRecord, type DomainStore } from './domain-store.ts';
+
+/** A domain as requests see it. */
+export interface Domain extends DomainRecord {
+  /** True for the default domain (BASE_URL's): its links' keys carry no host. */
+  readonly isDefault: boolean;
+}
+
+export interface DomainRegistry {
+  readonly defaultDomain: Domain;
+  /** The domain a request's `Host` header names (port ignored, any case); the default domain for any other. */
+  forHost(hostHeader: string | undefined): Domain;
+  /**
+   * The domain a `domain` parameter names: omitted, empty or the default host is the default
+   * domain; a registered host is that domain; any other throws a 400.
+   */
+  named(host: string | undefined): Domain;
+  /** The domain a registered host names (the default domain's host included), or undefined. */
+  find(host: string): Domain | undefined;
+  /** Every domain, the default first, then by host. */
+  all(): readonly Domain[];
+  /** Registered hosts (not the default one): targets there are refused as loops. */
+  registeredHosts(): readonly string[];
+  /** Reads the table again now. */
+  refresh(): Promise<void>;
+  /** Stops the periodic refresh. */
+  close(): void;
+}
+
+export interface DomainRegistryOptions {
+  readonly store: Pick<DomainStore, 'listDomains'>;
+  /** BASE_URL: the default domain's origin. */
+  readonly baseUrl: string;
+  readonly refreshMs?: number;
+  readonly missRefreshMs?: number;
+  /** Told when a periodic refresh fails (the previous table is kept). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A `Host` header's host: lower case, without its port, without a trailing dot. */
+export function hostOfHeader(header: string): string {
+  let host = header;
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    host = end < 0 ? host : host.slice(0, end + 1);
+  } else {
+    const colon = host.indexOf(':');
+    if (colon >= 0) host = host.slice(0, colon);
+  }
+  host = host.toLowerCase();
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+export async function createDomainRegistry({
+  store, baseUrl, refreshMs = 500, missRefreshMs = 250, onError,
+}: DomainRegistryOptions): Promise<DomainRegistry> {
+  const base = new URL(baseUrl);
+  const defaultHost = base.hostname.toLowerCase();
+  const defaultOrigin = baseUrl.replace(/\/+$/, '');
+  const plainDefault: Domain = {
+    host: defaultHost, origin: defaultOrigin, notFoundUrl: null, rootUrl: null, expiredUrl: null, dateCreated: null, isDefault: true,
+  };
+  let defaultDomain = plainDefault;
+  let byHost = new Map<string, Domain>();
+  let hosts: readonly string[] = [];
+  let everything: readonly Domain[] = [defaultDomain];
+  let lastMissRefresh = 0;
+  let refreshing: Promise<void> | undefined;
+
+  function install(rows: readonly DomainRecord[]): void {
+    const next = new Map<string, Domain>();
+    let nextDefault = plainDefault;
+    for (const row of rows) {
+      if (row.host === DEFAULT_DOMAIN_ROW) {
+        nextDefault = { ...plainDefault, notFoundUrl: row.notFoundUrl, rootUrl: row.rootUrl, expiredUrl: row.expiredUrl };
+      } else if (row.host !== defaultHost) {
+        next.set(row.host, { ...row, isDefault: false });
+      }
+    }
+    next.set(defaultHost, nextDefault);
+    defaultDomain = nextDefault;
+    byHost = next;
+    const registered = [...next.values()].filter((domain) => !domain.isDefault).sort((a, b) => (a.host < b.host ? -1 : 1));
+    hosts = Object.freeze(registered.map((domain) => domain.host));
+    everything = Object.freeze([nextDefault, ...registered]);
+  }
+
+  function refresh(): Promise<void> {
+    refreshing ??= store.listDomains().then(install).finally(() => (refreshing = undefined));
+    return refreshing;
+  }
+
+  await refresh();
+  const timer = setInterval(() => refresh().catch((error: unknown) => onError?.(error)), refreshMs);
+  timer.unref();
+
+  function find(host: string): Domain | undefined {
+    const domain = byHost.get(host);
+    if (domain === undefined && host !== '') {
+      // Maybe registered on another instance a moment ago: look again soon, never on every request.
+      const now = Date.now();
+      if (now - lastMissRefresh >= missRefreshMs) {
+        lastMissRefresh = now;
+        refresh().catch((error: unknown) => onError?.(error));
+      }
+    }
+    return domain;
+  }
+
+  return {
+    get defaultDomain() {
+      return defaultDomain;
+    },
+    forHost(hostHeader) {
+      if (hostHeader === undefined || byHost.size === 1) return defaultDomain;
+      return byHost.get(hostOfHeader(hostHeader)) ?? defaultDomain;
+    },
+    named(host) {
+      if (host === undefined || host === '') return defaultDomain;
+      const domain = find(host.toLowerCase());
+      if (domain === undefined) throw invalid(`the domain "${host}" is not registered`);
+      return domain;
+    },
+    find: (host) => byHost.get(host.toLowerCase()),
+    all: () => everything,
+    registeredHosts: () => hosts,
+    refresh,
+    close: () => clearInterval(timer),
+  };
+}
