@@ -22,6 +22,7 @@ import { registerMetricsRoute } from './http/routes/metrics.ts';
 import { registerResolveRoutes } from './http/routes/resolve.ts';
 import type { RateLimitCounters } from './rate-limit/create-counters.ts';
 import type { Store } from './store/store.ts';
+import { createDomainRegistry } from './domains/domain-registry.ts';
 import { registerWebRoutes } from './web/routes.ts';
 
 export interface AppDeps {
@@ -68,10 +69,16 @@ export async function buildApp({
   const { live, events } = await setUpLiveEvents(app, { config, store, clock, live: givenLive });
   const limits = await setUpRateLimits(app, { config, counters });
   const { rateLimits } = limits;
-  const { accounts, links, authenticate } = setUpAccountsAndLinks(app, { config, store, clock, events, rateLimits });
-  const visitOf = setUpStats(app, { config, store, clock, authenticate, rateLimits });
+  const domains = await createDomainRegistry({
+    store: store.domains,
+    baseUrl: config.baseUrl,
+    onError: (error) => app.log.warn({ err: error }, 'domains: reading the table failed; the last one read is kept'),
+  });
+  app.addHook('onClose', async () => domains.close());
+  const { accounts, links, authenticate } = setUpAccountsAndLinks(app, { config, store, clock, events, rateLimits, domains });
+  const { visitOf, classify } = setUpStats(app, { config, store, clock, authenticate, rateLimits, domains });
   registerResolveRoutes(app, {
-    links, rateLimits, redirectStatus: config.redirectStatus, visitOf, onVisit: (visit) => metrics.visitRecorded(visit.bot),
+    links, rateLimits, redirectStatus: config.redirectStatus, domains, visitOf, classify, onVisit: (visit) => metrics.visitRecorded(visit.bot),
   });
   registerEventRoutes(app, {
     live,
@@ -91,7 +98,7 @@ export async function buildApp({
     isClosing: stopping,
   });
   registerMetricsRoute(app, { metrics, token: config.metricsToken });
-  registerWebRoutes(app, { baseUrl: config.baseUrl });
+  registerWebRoutes(app, { baseUrl: config.baseUrl, domains });
   await registerDocs(app);
   return app;
 }

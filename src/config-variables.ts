@@ -136,6 +136,7 @@ export const VARIABLES = {
   PG_PREPARE: variable(flag(), '`false` sends every query as an unnamed statement: needed behind PgBouncer in transaction mode (before 1.21)', '`true`'),
   SQLITE_SYNCHRONOUS: variable(oneOf(['normal', 'full']), '`normal` or `full` (see [Where the data lives](docs/operations.md#where-the-data-lives))', '`normal`'),
   REDIRECT_STATUS: variable(oneOf(REDIRECT_STATUSES), "status of the short URL's redirect: `301`, `302`, `307` or `308` (see [Redirect status](docs/operations.md#redirect-status))", '`302`'),
+  FORWARD_QUERY: variable(flag(), "`forward_query` of a link created without one: `true` appends a visitor's query string to the target on redirect (see [Routing a visit](docs/api.md#routing-a-visit))", '`false`'),
   REGISTRATION: variable(oneOf(['open', 'closed']), '`open`: anyone may create an account; `closed`: `new_account` answers 403 and operators use `shortlink account create --database` (see [Operations](docs/operations.md#closed-registration))', '`open`'),
   ADMIN_TOKEN: variable(secret(32, 256, GENERATE), 'enables the admin API `/v1/admin/…` (accounts, caps, disabling, link search and takedown) with this Bearer token, 32–256 printable ASCII characters (see [API](docs/api.md#administration))', 'unset: no admin API'),
   METRICS_TOKEN: variable(secret(16, 256), 'Bearer token `/metrics` requires, 16–256 printable ASCII characters (see [Metrics](docs/operations.md#metrics--metrics))', 'unset: `/metrics` is open'),

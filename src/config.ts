@@ -88,6 +88,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Status of the redirect a short URL answers (`GET /{shortcode}`). */
   readonly redirectStatus: RedirectStatus;
+  /** `forward_query` of a link created without one (FORWARD_QUERY). */
+  readonly forwardQuery: boolean;
   /** Bearer token `/metrics` requires; open to anyone who can reach it when undefined. */
   readonly metricsToken: string | undefined;
   /** Whole seconds allowed for shutdown before the process gives up waiting. */
@@ -239,6 +241,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: v.WORKERS ?? 1,
     logLevel: v.LOG_LEVEL ?? 'info',
     redirectStatus: Number(v.REDIRECT_STATUS ?? 302) as RedirectStatus,
+    forwardQuery: v.FORWARD_QUERY ?? false,
     metricsToken: v.METRICS_TOKEN,
     shutdownTimeoutMs: 9000,
     maxConnections: v.MAX_CONNECTIONS ?? 10_000,

@@ -6,6 +6,7 @@
  * here, and, at most every `missRefreshMs`, when a request names a host not known yet.
  */
 import { invalid } from '../errors.ts';
+import { codeOf, domainOf } from '../links/link-key.ts';
 import { DEFAULT_DOMAIN_ROW, type DomainRecord, type DomainStore } from './domain-store.ts';
 
 /** A domain as requests see it. */
@@ -29,6 +30,8 @@ export interface DomainRegistry {
   all(): readonly Domain[];
   /** Registered hosts (not the default one): targets there are refused as loops. */
   registeredHosts(): readonly string[];
+  /** The short URL of the link `key` names (link-key.ts): its domain's origin, '/', its code. */
+  shortUrl(key: string): string;
   /** Reads the table again now. */
   refresh(): Promise<void>;
   /** Stops the periodic refresh. */
@@ -130,9 +133,42 @@ export async function createDomainRegistry({
       return domain;
     },
     find: (host) => byHost.get(host.toLowerCase()),
+    shortUrl(key) {
+      const host = domainOf(key);
+      const origin = host === null ? defaultDomain.origin : (byHost.get(host)?.origin ?? `${base.protocol}//${host}`);
+      return `${origin}/${codeOf(key)}`;
+    },
     all: () => everything,
     registeredHosts: () => hosts,
     refresh,
     close: () => clearInterval(timer),
+  };
+}
+
+/**
+ * The default domain alone, from BASE_URL, with nothing registered and no fallbacks: for the
+ * callers that serve no other domain (unit tests, tools).
+ */
+export function fixedDomainRegistry(baseUrl: string): DomainRegistry {
+  const base = new URL(baseUrl);
+  const domain: Domain = {
+    host: base.hostname.toLowerCase(), origin: baseUrl.replace(/\/+$/, ''),
+    notFoundUrl: null, rootUrl: null, expiredUrl: null, dateCreated: null, isDefault: true,
+  };
+  const all = Object.freeze([domain]);
+  const none = Object.freeze([]) as readonly string[];
+  return {
+    defaultDomain: domain,
+    forHost: () => domain,
+    named(host) {
+      if (host === undefined || host === '' || host.toLowerCase() === domain.host) return domain;
+      throw invalid(`the domain "${host}" is not registered`);
+    },
+    find: (host) => (host.toLowerCase() === domain.host ? domain : undefined),
+    shortUrl: (key) => `${domain.origin}/${codeOf(key)}`,
+    all: () => all,
+    registeredHosts: () => none,
+    refresh: async () => {},
+    close: () => {},
   };
 }

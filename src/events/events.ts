@@ -27,6 +27,8 @@ export interface VisitEventItem {
   readonly Browser: string;
   readonly OperatingSystem: string;
   readonly Device: string;
+  /** The link's domain (host), only for a link off the default domain. */
+  readonly Domain?: string;
 }
 
 /** An event of one account, after its change was committed. */

@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import type { LinkDetailsRecord, NewLink } from '../links/link-store.ts';
 import type { LinkDetails } from '../links/link-details-schema.ts';
 import type { EventType, VisitEventItem } from './events.ts';
+import { codeOf, domainOf, UNLOCKED } from '../links/link-key.ts';
+import { storedRules } from '../links/stored-rules.ts';
 
 /** A new event's identity: its `webhook-id` on every delivery attempt (Standard Webhooks' `msg_` form). */
 export function newEventId(): string {
@@ -20,7 +22,7 @@ export type LinkDetailsData = LinkDetails;
 /** `data` of link.created, link.updated and link.deleted: the link's LinkDetails. */
 export function linkDetailsData(link: LinkDetailsRecord): LinkDetailsData {
   return {
-    ShortCode: link.shortCode,
+    ShortCode: codeOf(link.shortCode),
     PointsTo: link.pointsTo,
     CreatedBy: link.createdBy,
     Accesses: link.accesses,
@@ -29,7 +31,17 @@ export function linkDetailsData(link: LinkDetailsRecord): LinkDetailsData {
     Tags: [...link.tags],
     ExpiresAt: link.expiresAt,
     MaxVisits: link.maxVisits,
+    Domain: domainOf(link.shortCode),
+    ForwardQuery: link.forwardQuery,
+    Protected: link.protected,
+    Rules: rulesData(link.rules),
   };
+}
+
+/** Stored rules (JSON text of `{if, to}` objects) as LinkDetails shows them: `[{If, To}]`. */
+export function rulesData(stored: string | null): LinkDetailsData['Rules'] {
+  if (stored === null) return [];
+  return storedRules(stored).map((rule) => ({ If: rule.if, To: rule.to }));
 }
 
 /** `data` of link.created: the new link as it was inserted (no access yet). */
@@ -37,7 +49,19 @@ export function newLinkData(link: NewLink): LinkDetailsData {
   return linkDetailsData({
     shortCode: link.shortCode, pointsTo: link.pointsTo, createdBy: link.createdBy, accesses: 0, dateCreated: link.dateCreated,
     title: link.title ?? null, tags: link.tags ?? [], expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,
+    forwardQuery: link.forwardQuery ?? false, rules: link.rules ?? null, protected: (link.passwordHash ?? null) !== null,
   });
+}
+
+/**
+ * One visit of a link.visited event, for the link `key` names: its shortcode first, and, for
+ * a link on a registered domain only, `Domain` last (the contract's keys stay as they were for
+ * the default domain's links).
+ */
+export function visitItem(key: string, classes: Omit<VisitEventItem, 'ShortCode' | 'Domain'>): VisitEventItem {
+  const bare = key.startsWith(UNLOCKED) ? key.slice(UNLOCKED.length) : key;
+  const domain = domainOf(bare);
+  return domain === null ? { ShortCode: bare, ...classes } : { ShortCode: codeOf(bare), ...classes, Domain: domain };
 }
 
 /** `data` of account.rotated. */

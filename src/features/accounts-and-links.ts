@@ -13,6 +13,7 @@ import { registerLinkRoutes } from '../http/routes/links.ts';
 import { refuseDisabledAccounts, refusingStore } from '../links/disabled-accounts.ts';
 import { createLinkService, type LinkService, type LinkServiceDeps } from '../links/link-service.ts';
 import type { Store } from '../store/store.ts';
+import type { DomainRegistry } from '../domains/domain-registry.ts';
 import { createApiKeys, registerApiKeyRoutes } from './api-keys.ts';
 import type { ApiKeyService } from '../accounts/api-keys.ts';
 
@@ -26,8 +27,8 @@ export interface AccountsAndLinks {
 
 export function setUpAccountsAndLinks(
   app: FastifyInstance,
-  { config, store, clock, events, rateLimits }: {
-    config: Config; store: Store; clock: () => Date; events: EventPublisher; rateLimits: RateLimitChecks;
+  { config, store, clock, events, rateLimits, domains }: {
+    config: Config; store: Store; clock: () => Date; events: EventPublisher; rateLimits: RateLimitChecks; domains: DomainRegistry;
   },
 ): AccountsAndLinks {
   const apiKeys = createApiKeys(app, { store, clock });
@@ -53,6 +54,8 @@ export function setUpAccountsAndLinks(
     blockedHosts: config.blockedHosts,
     selfHosts: config.selfHosts,
     events: events.links,
+    domains,
+    forwardQueryDefault: config.forwardQuery,
   };
   // A disabled account's link calls are refused after their parameters are checked (§7).
   const links = refuseDisabledAccounts(createLinkService(linkDeps), createLinkService({ ...linkDeps, store: refusingStore(store) }));
@@ -60,7 +63,7 @@ export function setUpAccountsAndLinks(
   // GET /v1/get_account shows the account itself: always read from the store, so MaxLinks is
   // current and a storage outage answers 503 like every other operation.
   registerAccountRoutes(app, { accounts, authenticate: createAuthenticate(accounts, rateLimits, { fresh: true, apiKeys }), rateLimits });
-  registerLinkRoutes(app, { links, authenticate, rateLimits, baseUrl: config.baseUrl });
+  registerLinkRoutes(app, { links, authenticate, rateLimits, baseUrl: config.baseUrl, domains });
   registerApiKeyRoutes(app, { apiKeys, authenticate });
   return { accounts, links, authenticate, apiKeys };
 }

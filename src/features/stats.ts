@@ -7,26 +7,43 @@ import type { Config } from '../config.ts';
 import type { RateLimitChecks } from '../http/rate-limit-checks.ts';
 import type { Authenticate } from '../http/route-helpers.ts';
 import { registerStatsRoutes } from '../http/routes/stats.ts';
-import { createVisitClassifier } from '../stats/classify.ts';
+import { createVisitClassifier, type VisitClassifier } from '../stats/classify.ts';
 import { loadCountryDatabase } from '../stats/country-database.ts';
 import { startStatsFolding } from '../stats/folding.ts';
 import { createStatsService } from '../stats/stats-service.ts';
 import { hourOf, type Visit } from '../stats/visit.ts';
 import type { Store } from '../store/store.ts';
+import type { DomainRegistry } from '../domains/domain-registry.ts';
+
+/** How a request becomes a visit. */
+export interface VisitReaders {
+  /** The visit to record with a count; undefined with `STATS=off` (counts only). */
+  readonly visitOf: ((request: FastifyRequest) => Visit) | undefined;
+  /** The visit's classes without recording anything: what redirect rules are judged on. */
+  readonly classify: (request: FastifyRequest) => Visit;
+}
 
 /**
- * Registers the statistics routes and, with `STATS` on, starts folding; returns how a request
- * becomes a recorded visit (undefined with `STATS=off`: counts only).
+ * Registers the statistics routes and, with `STATS` on, starts folding; answers how a request
+ * becomes a visit. The classifier is made once for both: a routed visit is classified once.
  */
 export function setUpStats(
   app: FastifyInstance,
-  { config, store, clock, authenticate, rateLimits }: {
-    config: Config; store: Store; clock: () => Date; authenticate: Authenticate; rateLimits: RateLimitChecks;
+  { config, store, clock, authenticate, rateLimits, domains }: {
+    config: Config; store: Store; clock: () => Date; authenticate: Authenticate; rateLimits: RateLimitChecks; domains: DomainRegistry;
   },
-): ((request: FastifyRequest) => Visit) | undefined {
-  registerStatsRoutes(app, { stats: createStatsService({ store, clock }), authenticate, rateLimits });
-  if (!config.stats) return undefined;
-  const classifier = createVisitClassifier({ countryDatabase: loadCountryDatabase() });
+): VisitReaders {
+  registerStatsRoutes(app, { stats: createStatsService({ store, clock }), authenticate, rateLimits, domains });
+  // The country database is read when a visit first needs it: with STATS=off, only a routed one does.
+  let classifier: VisitClassifier | undefined;
+  const classify = (request: FastifyRequest) => {
+    classifier ??= createVisitClassifier({ countryDatabase: loadCountryDatabase() });
+    return classifier.classify(
+      { userAgent: request.headers['user-agent'], referer: request.headers.referer, address: request.ip },
+      hourOf(clock().getTime()),
+    );
+  };
+  if (!config.stats) return { visitOf: undefined, classify };
   const folding = startStatsFolding({
     store,
     clock,
@@ -36,11 +53,11 @@ export function setUpStats(
   // Before the store closes (start-server.ts closes it after the app): a fold in progress
   // ends first, and none starts after it.
   app.addHook('onClose', () => folding.stop());
-  return (request) => {
-    folding.recorded();
-    return classifier.classify(
-      { userAgent: request.headers['user-agent'], referer: request.headers.referer, address: request.ip },
-      hourOf(clock().getTime()),
-    );
+  return {
+    visitOf: (request) => {
+      folding.recorded();
+      return classify(request);
+    },
+    classify,
   };
 }

@@ -10,6 +10,7 @@ import { serviceEvent, type LiveEventsHub } from '../events/live-events.ts';
 import type { BatchListener } from '../store/group-commit.ts';
 import type { LinkRecord } from '../store/store.ts';
 import { linkDetailsBody } from './presenters.ts';
+import { visitItem } from '../events/payloads.ts';
 
 /** Visits per `link.visited` event: a busy account's batch becomes several events. */
 export const VISITS_PER_EVENT = 100;
@@ -50,8 +51,7 @@ export function createEventPublisher(live: LiveEventsHub, clock: () => Date): Ev
       if (!live.wants(String(uid))) continue;
       const call = calls[i]!;
       const visit = call.visit;
-      const item: VisitEventItem = {
-        ShortCode: call.code,
+      const item = visitItem(call.code, {
         Time: call.now,
         // With STATS=off no visit is classified: the classes are empty.
         Bot: visit?.bot ?? false,
@@ -60,7 +60,7 @@ export function createEventPublisher(live: LiveEventsHub, clock: () => Date): Ev
         Browser: visit?.browser ?? '',
         OperatingSystem: visit?.os ?? '',
         Device: visit?.device ?? '',
-      };
+      });
       byAccount ??= new Map();
       const list = byAccount.get(uid);
       if (list === undefined) byAccount.set(uid, [item]);

@@ -44,16 +44,22 @@ function isFormArray(value: unknown[]): boolean {
 /**
  * A JSON body's values in the form the query and a form would carry them: `max_visits` as a
  * JSON number becomes its digits, `tags` as a JSON array of strings becomes them
- * comma-joined (an item holding a comma, or anything but a string, is refused). Other
- * bodies are returned as they are.
+ * comma-joined (an item holding a comma, or anything but a string, is refused),
+ * `forward_query` as a boolean becomes `true` or `false`, and `rules` as an array becomes its
+ * JSON text. Other bodies are returned as they are.
  */
 export function normaliseDetailsBody(body: unknown, isJson: boolean): unknown {
   if (!isJson || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const fields = body as Record<string, unknown>;
   const tags = fields['tags'];
   const maxVisits = fields['max_visits'];
-  if (!Array.isArray(tags) && typeof maxVisits !== 'number') return body;
+  const forwardQuery = fields['forward_query'];
+  const rules = fields['rules'];
+  if (!Array.isArray(tags) && typeof maxVisits !== 'number' && typeof forwardQuery !== 'boolean' && !Array.isArray(rules)) return body;
   const copy: Record<string, unknown> = { ...fields };
+  if (typeof forwardQuery === 'boolean') copy['forward_query'] = String(forwardQuery);
+  // The rules' own text, as a query or a form carries them; rules.ts reads it.
+  if (Array.isArray(rules)) copy['rules'] = JSON.stringify(rules);
   if (Array.isArray(tags)) {
     if (!tags.every((tag) => typeof tag === 'string' && !tag.includes(','))) {
       throw invalid('tags must be a string or a JSON array of strings without commas');

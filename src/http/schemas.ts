@@ -116,17 +116,52 @@ const EXPIRES_DESCRIPTION = 'When the link stops resolving: RFC 3339 with Z or a
 const EXPIRES_PARAMETER = Type.String({ format: 'date-time', description: EXPIRES_DESCRIPTION });
 const MAX_VISITS_DESCRIPTION = `How many resolutions the link allows in all (1 to ${MAX_VISITS_MAX})`;
 const MAX_VISITS_PARAMETER = Type.String({ pattern: '^[0-9]+$', description: MAX_VISITS_DESCRIPTION });
+/** `domain`: which domain a link is on (CONTRACT §8.1). */
+export const DOMAIN_PARAMETER = Type.String({
+  description: 'Host of a registered domain (see GET /v1/domains); omitted, empty or the default host: the default domain',
+});
+const FORWARD_QUERY_DESCRIPTION =
+  'true: a redirect appends the visitor\'s query string to the target\'s (joined with & when the target has one, the ' +
+  'target\'s fragment kept last); false: it does not. Omitted on create: FORWARD_QUERY (default false)';
+const RULES_DESCRIPTION =
+  'Redirect rules, first match wins: a JSON array of at most 10 {"if": {…}, "to": "<url>"} (JSON text in a query or form). ' +
+  'Conditions, all of which must hold: device (desktop, mobile, tablet), os (android, ios, windows, macos, linux), ' +
+  'country (ISO 3166 alpha-2), language (primary subtags, against every language of Accept-Language with q above 0), ' +
+  'query (name → value or list of values); each other value one string or a list. Empty clears them';
+const PASSWORD_DESCRIPTION =
+  'Password (8-200 characters) a visitor must give; stored only as a salted scrypt hash and never shown. Empty: none ' +
+  '(on edit, removes it)';
+const ROUTING_PARAMETERS = {
+  domain: Type.Optional(DOMAIN_PARAMETER),
+  forward_query: Type.Optional(Type.String({ enum: ['true', 'false', ''], description: FORWARD_QUERY_DESCRIPTION })),
+  rules: Type.Optional(Type.String({ description: RULES_DESCRIPTION })),
+  password: Type.Optional(Type.String({ description: PASSWORD_DESCRIPTION })),
+};
+const ROUTING_BODY_PARAMETERS = {
+  domain: Type.Optional(DOMAIN_PARAMETER),
+  forward_query: Type.Optional(Type.Union([Type.String({ enum: ['true', 'false', ''] }), Type.Boolean()], { description: FORWARD_QUERY_DESCRIPTION })),
+  rules: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))], { description: RULES_DESCRIPTION })),
+  password: Type.Optional(Type.String({ description: PASSWORD_DESCRIPTION })),
+};
+/** `GET /v1/get/{code}`'s query: the domain and, for a protected link, its password. */
+export const ResolveQuery = Type.Object({
+  domain: Type.Optional(DOMAIN_PARAMETER),
+  password: Type.Optional(Type.String({ description: 'The password of a protected link (or in a form or JSON body)' })),
+});
+
 const DETAIL_PARAMETERS = {
   title: Type.Optional(TITLE_PARAMETER),
   tags: Type.Optional(TAGS_PARAMETER),
   expires: Type.Optional(EXPIRES_PARAMETER),
   max_visits: Type.Optional(MAX_VISITS_PARAMETER),
+  ...ROUTING_PARAMETERS,
 };
 const DETAIL_BODY_PARAMETERS = {
   title: Type.Optional(TITLE_PARAMETER),
   tags: Type.Optional(Type.Union([TAGS_PARAMETER, Type.Array(Type.String())], { description: TAGS_DESCRIPTION })),
   expires: Type.Optional(EXPIRES_PARAMETER),
   max_visits: Type.Optional(Type.Union([MAX_VISITS_PARAMETER, Type.Integer({ minimum: 1, maximum: MAX_VISITS_MAX })])),
+  ...ROUTING_BODY_PARAMETERS,
 };
 
 /** `GET /v1/link`: everything in the query, so `url` is required there. */
@@ -184,6 +219,7 @@ export const UpdateLinkQuery = Type.Object({
   tags: Type.Optional(Type.String({ description: TAGS_DESCRIPTION + '.' + EDIT_NOTE + ' Replaces the tags.' })),
   expires: Type.Optional(Type.String({ description: EXPIRES_DESCRIPTION + '.' + EDIT_NOTE })),
   max_visits: Type.Optional(Type.String({ description: MAX_VISITS_DESCRIPTION + '.' + EDIT_NOTE })),
+  ...ROUTING_PARAMETERS,
   auth: AUTH,
 });
 
@@ -195,6 +231,7 @@ export const UpdateLinkBody = Type.Object({
 });
 
 export const ListLinksQuery = Type.Object({
+  domain: Type.Optional(Type.String({ description: 'Only the links of this domain (a registered host, or the default host); every domain when omitted' })),
   q: Type.Optional(Type.String({ description: 'Only links whose shortcode, target or title contains this text (case-insensitive)' })),
   tag: Type.Optional(Type.String({ description: 'Only links carrying all these tags (comma-separated)' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: `At most this many links (1 to ${LIST_LIMIT_MAX}); all when omitted` })),
@@ -210,6 +247,7 @@ export const ListLinksQuery = Type.Object({
 
 export const DeleteLinkQuery = Type.Object({
   short: Type.Optional(Type.String({ description: 'Shortcode of the link to delete (required; imported links may have codes of 1-4 characters)' })),
+  domain: Type.Optional(DOMAIN_PARAMETER),
   auth: AUTH,
 });
 
@@ -254,6 +292,7 @@ export const StatsSchema = Type.Object(
 export type Statistics = Static<typeof StatsSchema>;
 
 export const StatsQuery = Type.Object({
+  domain: Type.Optional(DOMAIN_PARAMETER),
   short: Type.Optional(Type.String({ description: 'The link; omitted: every link of the account' })),
   from: Type.Optional(Type.String({ description: 'Start, RFC 3339 with Z or an offset; default 30 days before `to`' })),
   to: Type.Optional(Type.String({ description: 'End, RFC 3339 with Z or an offset; default now' })),

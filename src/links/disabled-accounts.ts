@@ -39,11 +39,12 @@ export function refuseDisabledAccounts(active: LinkService, refusing: LinkServic
   return {
     create: (account, input) => pick(account).create(account, input),
     createMany: (account, inputs) => pick(account).createMany(account, inputs),
-    delete: (account, shortCode) => pick(account).delete(account, shortCode),
+    delete: (account, shortCode, domain) => pick(account).delete(account, shortCode, domain),
     list: (account) => pick(account).list(account),
     listDetails: (account, input) => pick(account).listDetails(account, input),
-    update: (account, shortCode, input) => pick(account).update(account, shortCode, input),
+    update: (account, shortCode, input, domain) => pick(account).update(account, shortCode, input, domain),
     resolve: active.resolve,
     peek: active.peek,
+    keyOf: active.keyOf,
   };
 }

@@ -6,9 +6,29 @@
  */
 import { Type, type Static } from 'typebox';
 
+const Values = Type.Array(Type.String());
+
+/** One redirect rule as LinkDetails shows it (CONTRACT §8.2): every condition's value a list. */
+export const RuleSchema = Type.Object(
+  {
+    If: Type.Object(
+      {
+        device: Type.Optional(Values),
+        os: Type.Optional(Values),
+        country: Type.Optional(Values),
+        language: Type.Optional(Values),
+        query: Type.Optional(Type.Record(Type.String(), Values)),
+      },
+      { description: 'Conditions, all of which must hold' },
+    ),
+    To: Type.String({ description: 'Where a visit that meets the conditions is sent' }),
+  },
+  { $id: 'LinkRule', description: 'A redirect rule' },
+);
+
 export const LinkDetailsSchema = Type.Object(
   {
-    ShortCode: Type.String({ description: 'The shortcode, without the base URL' }),
+    ShortCode: Type.String({ description: 'The shortcode, without the base URL or the domain' }),
     PointsTo: Type.String({ description: 'The target URL, exactly as given' }),
     CreatedBy: Type.Integer({ description: 'Uid of the account that created the link' }),
     Accesses: Type.Integer({ description: 'Resolutions counted so far' }),
@@ -21,6 +41,12 @@ export const LinkDetailsSchema = Type.Object(
     MaxVisits: Type.Union([Type.Integer(), Type.Null()], {
       description: 'How many resolutions the link allows in all, or null for no limit',
     }),
+    Domain: Type.Union([Type.String(), Type.Null()], {
+      description: 'The host of the domain the link is on, or null for the default domain (BASE_URL\'s)',
+    }),
+    ForwardQuery: Type.Boolean({ description: 'Whether a visitor\'s query string is appended to the target on redirect' }),
+    Protected: Type.Boolean({ description: 'Whether a password protects the link (the password itself is never shown)' }),
+    Rules: Type.Array(RuleSchema, { description: 'Redirect rules, first match wins; [] when none' }),
   },
   { $id: 'LinkDetails', description: 'A short link with the details its owner sees' },
 );

@@ -11,6 +11,10 @@ import type { LinkEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
 import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
+import { fixedDomainRegistry, type DomainRegistry } from '../domains/domain-registry.ts';
+import { codeOf, linkKey, UNLOCKED } from './link-key.ts';
+import { parseRules, rulesJson } from './rules.ts';
+import { hashPassword, parsePassword, verifyPassword } from './password.ts';
 
 export interface CreateLinkInput {
   readonly url: string;
@@ -21,6 +25,14 @@ export interface CreateLinkInput {
   readonly tags?: string | undefined;
   readonly expires?: string | undefined;
   readonly maxVisits?: string | undefined;
+  /** A registered host; omitted, empty or the default host: the default domain. */
+  readonly domain?: string | undefined;
+  /** `true` or `false`; FORWARD_QUERY when omitted. */
+  readonly forwardQuery?: string | undefined;
+  /** JSON text of the rules (rules.ts); omitted or empty for none. */
+  readonly rules?: string | undefined;
+  /** 8-200 code points; omitted or empty for an open link. */
+  readonly password?: string | undefined;
 }
 
 /** An edit as sent: undefined leaves a field alone, '' clears it (an empty url is refused). */
@@ -30,10 +42,17 @@ export interface UpdateLinkInput {
   readonly tags?: string | undefined;
   readonly expires?: string | undefined;
   readonly maxVisits?: string | undefined;
+  readonly forwardQuery?: string | undefined;
+  /** '' clears them. */
+  readonly rules?: string | undefined;
+  /** '' removes the password. */
+  readonly password?: string | undefined;
 }
 
 /** The list's parameters as sent; all optional. */
 export interface ListLinksInput {
+  /** Only this domain's links (a registered host, or the default host); every domain when omitted. */
+  readonly domain?: string | undefined;
   readonly q?: string | undefined;
   /** Comma-separated; a link must carry them all. */
   readonly tag?: string | undefined;
@@ -50,11 +69,21 @@ export interface LinkListPage {
   readonly nextCursor: string | undefined;
 }
 
-/** One item's outcome in a bulk create: its shortcode, or the error a single create would have thrown. */
+/** One item's outcome in a bulk create: its link's key, or the error a single create would have thrown. */
 export type CreateOutcome = { readonly shortCode: string } | { readonly error: unknown };
 
+/** How a visitor unlocks a protected link (CONTRACT §8.3). */
+export interface PasswordAttempt {
+  /** As sent; undefined when the visitor gave none. */
+  readonly password: string | undefined;
+  /** Runs before the password is checked: throws (429) when the client has guessed too often. */
+  readonly before?: () => Promise<void>;
+  /** Told of a wrong password, before the 401 is thrown. */
+  readonly wrong?: () => Promise<void>;
+}
+
 export interface LinkService {
-  /** Creates a link for the account and returns its shortcode. */
+  /** Creates a link for the account and returns its key (link-key.ts: the code, with its domain's host off the default domain). */
   create(account: AccountRecord, input: CreateLinkInput): Promise<string>;
   /**
    * Creates each link independently, with `create`'s rules, and answers each one's outcome in
@@ -64,20 +93,25 @@ export interface LinkService {
    * the others.
    */
   createMany(account: AccountRecord, inputs: readonly CreateLinkInput[]): Promise<CreateOutcome[]>;
-  delete(account: AccountRecord, shortCode: string): Promise<void>;
+  /** Deletes the account's link `shortCode` on `domain` (a host; the default domain when omitted). */
+  delete(account: AccountRecord, shortCode: string, domain?: string): Promise<void>;
   list(account: AccountRecord): Promise<LinkRecord[]>;
   /** The account's links with their details (owner view), filtered and paged. */
   listDetails(account: AccountRecord, input?: ListLinksInput): Promise<LinkListPage>;
   /** Edits one of the account's links and answers it as it then stands. */
-  update(account: AccountRecord, shortCode: string, input: UpdateLinkInput): Promise<LinkDetailsRecord>;
+  update(account: AccountRecord, shortCode: string, input: UpdateLinkInput, domain?: string): Promise<LinkDetailsRecord>;
   /**
-   * Counts one access and returns the link with that access included. A link that no longer
-   * resolves (expired, at its visit limit, disabled) throws LinkGone and is not counted.
-   * With `visit`, a counted access's statistics are recorded with its count.
+   * Counts one access to the link `key` names and returns it with that access included. A
+   * link that no longer resolves (expired, at its visit limit, disabled) throws LinkGone and
+   * is not counted. A protected link throws PasswordRequired without `attempt.password`, and
+   * WrongPassword with a wrong one, counting nothing. With `visit`, a counted access's
+   * statistics are recorded with its count.
    */
-  resolve(shortCode: string, visit?: Visit): Promise<LinkRecord>;
-  /** The link as it stands, without counting (HEAD); LinkGone as resolve would. */
-  peek(shortCode: string): Promise<LinkRecord>;
+  resolve(key: string, visit?: Visit, attempt?: PasswordAttempt): Promise<ResolvedLink>;
+  /** The link as it stands, without counting (HEAD); LinkGone as resolve would (a protected link is answered as it stands). */
+  peek(key: string): Promise<ResolvedLink>;
+  /** The key of `shortCode` on the domain a `domain` parameter names (400 for an unregistered host). */
+  keyOf(shortCode: string, domain: string | undefined): string;
 }
 
 export interface LinkServiceDeps {
@@ -91,6 +125,10 @@ export interface LinkServiceDeps {
   readonly selfHosts?: readonly string[];
   /** Told of each change once it has committed (the live events); none when omitted. */
   readonly events?: LinkEventSink | undefined;
+  /** The domains links may be made on; only the default one (ownOrigin's) when omitted. */
+  readonly domains?: DomainRegistry;
+  /** `forward_query` of a link created without one (FORWARD_QUERY). */
+  readonly forwardQueryDefault?: boolean;
 }
 
 // A generated code collides with probability (links held) / 62^6 per draw; eight straight
@@ -101,7 +139,10 @@ function notFound(): DomainError {
   return new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
 }
 
-const GONE_REASONS: Readonly<Record<LinkRefusal, string>> = {
+/** A refusal that makes a link gone (410); a password is asked for instead. */
+export type GoneRefusal = Exclude<LinkRefusal, 'password'>;
+
+const GONE_REASONS: Readonly<Record<GoneRefusal, string>> = {
   expired: 'the link has expired',
   visit_limit: 'the link has reached its visit limit',
   disabled: 'the link has been disabled',
@@ -109,19 +150,37 @@ const GONE_REASONS: Readonly<Record<LinkRefusal, string>> = {
 
 /** A link that exists but no longer resolves (410), and why, for the page a browser gets. */
 export class LinkGoneError extends DomainError {
-  readonly refusal: LinkRefusal;
+  readonly refusal: GoneRefusal;
 
-  constructor(refusal: LinkRefusal) {
+  constructor(refusal: GoneRefusal) {
     super(ErrorCode.LinkGone, GONE_REASONS[refusal]);
     this.refusal = refusal;
   }
 }
 
-/** The link of a resolution, or the 404/410 it amounts to. */
-function live(link: ResolvedLink | undefined): LinkRecord {
+/** A protected link asked for without a password (401), or with a wrong one. */
+export class PasswordError extends DomainError {
+  /** The link the password is for. */
+  readonly link: ResolvedLink;
+
+  constructor(link: ResolvedLink, given: boolean) {
+    super(ErrorCode.Unauthenticated, given ? 'the password is wrong' : 'a password is required');
+    this.link = link;
+  }
+}
+
+/** The link of a resolution, or the 404/410 it amounts to (a password refusal is the caller's). */
+function live(link: ResolvedLink | undefined): ResolvedLink {
   if (link === undefined) throw notFound();
-  if (link.refused !== undefined) throw new LinkGoneError(link.refused);
+  if (link.refused !== undefined && link.refused !== 'password') throw new LinkGoneError(link.refused);
   return link;
+}
+
+/** `forward_query` as sent: `true` or `false`. */
+function parseForwardQuery(value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw invalid('forward_query must be true or false');
 }
 
 /**
@@ -143,8 +202,21 @@ function isoClock(clock: () => Date): () => string {
   };
 }
 
-export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], selfHosts = [], events }: LinkServiceDeps): LinkService {
+export function createLinkService({
+  store, clock, ownOrigin, blockedHosts = [], selfHosts = [], events, domains = fixedDomainRegistry(ownOrigin), forwardQueryDefault = false,
+}: LinkServiceDeps): LinkService {
   const nowIso = isoClock(clock);
+  // The loop rule covers every registered domain (CONTRACT §8.1): rebuilt when they change.
+  let loopHosts = { registered: domains.registeredHosts(), all: selfHosts };
+  function checkTarget(url: string): string {
+    const registered = domains.registeredHosts();
+    if (registered !== loopHosts.registered) loopHosts = { registered, all: Object.freeze([...selfHosts, ...registered]) };
+    return validateTargetUrl(url, ownOrigin, blockedHosts, loopHosts.all);
+  }
+  const keyOf = (shortCode: string, domain: string | undefined): string => {
+    const named = domains.named(domain);
+    return linkKey(named.isDefault ? null : named.host, shortCode);
+  };
   function capReached(account: AccountRecord): DomainError {
     return new DomainError(
       ErrorCode.LinkCapReached,
@@ -165,34 +237,48 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
   }
 
   return {
+    keyOf,
+
     async create(account, input) {
-      const pointsTo = validateTargetUrl(input.url, ownOrigin, blockedHosts, selfHosts);
+      const pointsTo = checkTarget(input.url);
       const now = clock();
       const dateCreated = now.toISOString();
       const shortCode = input.short === undefined ? undefined : validateCustomShortcode(input.short);
+      const domain = domains.named(input.domain);
+      const host = domain.isDefault ? null : domain.host;
+      const rules = input.rules === undefined || input.rules === '' ? null : rulesJson(parseRules(input.rules, checkTarget));
+      const password = input.password === undefined || input.password === '' ? undefined : parsePassword(input.password);
       const details = {
         title: input.title === undefined ? null : parseTitle(input.title),
         tags: input.tags === undefined ? [] : parseTags(input.tags),
         expiresAt: input.expires === undefined || input.expires === '' ? null : parseExpires(input.expires, now),
         maxVisits: input.maxVisits === undefined || input.maxVisits === '' ? null : parseMaxVisits(input.maxVisits),
+        forwardQuery: input.forwardQuery === undefined || input.forwardQuery === '' ? forwardQueryDefault : parseForwardQuery(input.forwardQuery),
+        rules,
       };
+      // Hashed once every parameter is known to be good (scrypt runs on the thread pool).
+      const passwordHash = password === undefined ? null : await hashPassword(password);
       // One id for whichever attempt commits: its outbox event's and its live event's.
       const eventId = newEventId();
-      const created = (code: string): string => {
-        events?.linkCreated({ shortCode: code, pointsTo, createdBy: account.uid, accesses: 0, dateCreated, ...details }, eventId);
-        return code;
+      const created = (key: string): string => {
+        events?.linkCreated({
+          shortCode: key, pointsTo, createdBy: account.uid, accesses: 0, dateCreated, ...details, protected: passwordHash !== null,
+        }, eventId);
+        return key;
       };
+      const insert = (key: string) =>
+        store.createLink({ shortCode: key, pointsTo, createdBy: account.uid, dateCreated, ...details, passwordHash, eventId });
       if (shortCode !== undefined) {
-        const result = await store.createLink({ shortCode, pointsTo, createdBy: account.uid, dateCreated, ...details, eventId });
+        const result = await insert(linkKey(host, shortCode));
         if (result === 'cap_reached') throw capReached(account);
         if (result === 'taken') {
           throw new DomainError(ErrorCode.ShortcodeTaken, `the shortcode "${shortCode}" is already taken`);
         }
-        return created(shortCode);
+        return created(linkKey(host, shortCode));
       }
       for (let attempt = 0; attempt < GENERATION_ATTEMPTS; attempt++) {
-        const generated = generateShortcode();
-        const result = await store.createLink({ shortCode: generated, pointsTo, createdBy: account.uid, dateCreated, ...details, eventId });
+        const generated = linkKey(host, generateShortcode());
+        const result = await insert(generated);
         if (result === 'created') return created(generated);
         if (result === 'cap_reached') throw capReached(account);
       }
@@ -208,12 +294,13 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
       )));
     },
 
-    async delete(account, shortCode) {
+    async delete(account, shortCode, domain) {
+      const key = keyOf(shortCode, domain);
       if (!couldBeShortcode(shortCode)) throw notFound();
       // The event carries the link's last state: read only when someone listens.
-      const last = events?.wants(account.uid) === true ? await ownLinkDetails(account.uid, shortCode) : undefined;
+      const last = events?.wants(account.uid) === true ? await ownLinkDetails(account.uid, key) : undefined;
       const eventId = newEventId();
-      const result = await store.deleteLink(shortCode, account.uid, eventId);
+      const result = await store.deleteLink(key, account.uid, eventId);
       if (result === 'not_found') throw notFound();
       if (result === 'not_owner') {
         throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');
@@ -233,7 +320,9 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
         throw invalid(`cursor belongs to order=${cursor.order}, not order=${asked}`);
       }
       const order = cursor?.order ?? asked ?? 'oldest';
+      const domain = input.domain === undefined ? undefined : domains.named(input.domain);
       const page = await store.listLinkDetails(account.uid, {
+        ...(domain === undefined ? {} : { domain: domain.isDefault ? '' : domain.host }),
         ...(input.q === undefined ? {} : { q: parseQuery(input.q) }),
         ...(tags.length === 0 ? {} : { tags }),
         ...(input.limit === undefined ? {} : { limit: parseLimit(input.limit) }),
@@ -243,23 +332,29 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
       return { links: page.links, nextCursor: page.next === undefined ? undefined : encodeCursor(order, page.next) };
     },
 
-    async update(account, shortCode, input) {
+    async update(account, shortCode, input, domain) {
       if (input.url === undefined && input.title === undefined && input.tags === undefined &&
-          input.expires === undefined && input.maxVisits === undefined) {
-        throw invalid('give at least one of url, title, tags, expires, max_visits');
+          input.expires === undefined && input.maxVisits === undefined && input.forwardQuery === undefined &&
+          input.rules === undefined && input.password === undefined) {
+        throw invalid('give at least one of url, title, tags, expires, max_visits, forward_query, rules, password');
       }
       if (input.url === '') throw invalid('the parameter "url" must not be empty');
+      const key = keyOf(shortCode, domain);
       const now = clock();
+      const password = input.password === undefined || input.password === '' ? input.password : parsePassword(input.password);
       const changes: LinkChanges = {
-        ...(input.url === undefined ? {} : { pointsTo: validateTargetUrl(input.url, ownOrigin, blockedHosts, selfHosts) }),
+        ...(input.url === undefined ? {} : { pointsTo: checkTarget(input.url) }),
         ...(input.title === undefined ? {} : { title: parseTitle(input.title) }),
         ...(input.tags === undefined ? {} : { tags: parseTags(input.tags) }),
         ...(input.expires === undefined ? {} : { expiresAt: input.expires === '' ? null : parseExpires(input.expires, now) }),
         ...(input.maxVisits === undefined ? {} : { maxVisits: input.maxVisits === '' ? null : parseMaxVisits(input.maxVisits) }),
+        ...(input.forwardQuery === undefined ? {} : { forwardQuery: input.forwardQuery === '' ? forwardQueryDefault : parseForwardQuery(input.forwardQuery) }),
+        ...(input.rules === undefined ? {} : { rules: input.rules === '' ? null : rulesJson(parseRules(input.rules, checkTarget)) }),
+        ...(password === undefined ? {} : { passwordHash: password === '' ? null : await hashPassword(password) }),
       };
       if (!couldBeShortcode(shortCode)) throw notFound();
       const eventId = newEventId();
-      const result = await store.updateLink(shortCode, account.uid, changes, eventId);
+      const result = await store.updateLink(key, account.uid, changes, eventId);
       switch (result.status) {
         case 'updated':
           events?.linkUpdated(result.link, eventId);
@@ -270,12 +365,27 @@ export function createLinkService({ store, clock, ownOrigin, blockedHosts = [], 
       }
     },
 
-    async resolve(shortCode, visit) {
-      return live(couldBeShortcode(shortCode) ? await store.resolveLink(shortCode, nowIso(), visit) : undefined);
+    async resolve(key, visit, attempt) {
+      if (!couldBeShortcode(codeOf(key))) throw notFound();
+      const link = live(await store.resolveLink(key, nowIso(), visit));
+      if (link.refused !== 'password') return link;
+      // Protected (CONTRACT §8.3): nothing was counted. With the right password, count it
+      // through the unlocked key; the limit on guesses is checked before the password is.
+      if (attempt?.password === undefined) throw new PasswordError(link, false);
+      await attempt.before?.();
+      if (!(await verifyPassword(attempt.password, link.routing?.passwordHash ?? ''))) {
+        await attempt.wrong?.();
+        throw new PasswordError(link, true);
+      }
+      const unlocked = live(await store.resolveLink(UNLOCKED + key, nowIso(), visit));
+      if (unlocked.refused === 'password') throw new PasswordError(unlocked, true);
+      return unlocked;
     },
 
-    async peek(shortCode) {
-      return live(couldBeShortcode(shortCode) ? await store.findLink(shortCode, nowIso()) : undefined);
+    async peek(key) {
+      if (!couldBeShortcode(codeOf(key))) throw notFound();
+      const link = live(await store.findLink(key, nowIso()));
+      return link;
     },
   };
 }

@@ -5,6 +5,10 @@
  */
 import type { Visit } from '../stats/visit.ts';
 
+/**
+ * A link as storage answers it. `shortCode` is the link's key (link-key.ts): the code on the
+ * default domain, `host/code` on a registered one; whatever answers a client splits it.
+ */
 export interface LinkRecord {
   readonly shortCode: string;
   readonly pointsTo: string;
@@ -12,8 +16,20 @@ export interface LinkRecord {
   readonly accesses: number;
 }
 
-/** Why a link that exists does not resolve (CONTRACT §7.1, §7.3); the order is the precedence. */
-export type LinkRefusal = 'disabled' | 'expired' | 'visit_limit';
+/**
+ * Why a link that exists does not resolve (CONTRACT §7.1, §7.3, §8.3); the order is the
+ * precedence. `password`: a protected link counted without its password having been checked.
+ */
+export type LinkRefusal = 'disabled' | 'expired' | 'visit_limit' | 'password';
+
+/** How a visit is routed (CONTRACT §8.2): read with the count, on the redirect path. */
+export interface LinkRouting {
+  readonly forwardQuery: boolean;
+  /** The rules as stored (JSON text, rules.ts), or null for none. */
+  readonly rules: string | null;
+  /** The password's scrypt hash, or null for an open link. */
+  readonly passwordHash: string | null;
+}
 
 /**
  * A resolution's outcome: the link with its count. `refused` set means the link exists but
@@ -21,6 +37,8 @@ export type LinkRefusal = 'disabled' | 'expired' | 'visit_limit';
  */
 export interface ResolvedLink extends LinkRecord {
   readonly refused?: LinkRefusal;
+  /** How to route the visit; absent means none of it (an engine that has not read it). */
+  readonly routing?: LinkRouting;
 }
 
 /** A link with everything its owner sees (LinkDetails). */
@@ -32,6 +50,11 @@ export interface LinkDetailsRecord extends LinkRecord {
   /** `toISOString()` form (UTC), or null. */
   readonly expiresAt: string | null;
   readonly maxVisits: number | null;
+  readonly forwardQuery: boolean;
+  /** The rules as stored (JSON text), or null for none. */
+  readonly rules: string | null;
+  /** Whether a password protects it; the hash itself never leaves storage in this record. */
+  readonly protected: boolean;
 }
 
 /** The optional details a link is created with; omitted means none. */
@@ -40,6 +63,9 @@ export interface LinkDetailsInput {
   readonly tags?: readonly string[];
   readonly expiresAt?: string | null;
   readonly maxVisits?: number | null;
+  readonly forwardQuery?: boolean;
+  readonly rules?: string | null;
+  readonly passwordHash?: string | null;
 }
 
 /** An edit: only the fields present change; null (or [] for tags) clears a field. */
@@ -49,6 +75,9 @@ export interface LinkChanges {
   readonly tags?: readonly string[];
   readonly expiresAt?: string | null;
   readonly maxVisits?: number | null;
+  readonly forwardQuery?: boolean;
+  readonly rules?: string | null;
+  readonly passwordHash?: string | null;
 }
 
 export type UpdateLinkResult =
@@ -69,6 +98,11 @@ export interface LinkPosition {
 }
 
 export interface LinkQuery {
+  /**
+   * Only the links of this domain: a registered host, or '' for the default domain; every
+   * domain when omitted.
+   */
+  readonly domain?: string;
   /** Case-insensitive substring of the shortcode, the target or the title (given lower-case). */
   readonly q?: string;
   /** Tags the link must all carry (lower case). */

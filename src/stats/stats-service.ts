@@ -11,6 +11,7 @@ import type { StatsRows, StatsStore } from './stats-store.ts';
 import { couldBeShortcode } from '../links/shortcode.ts';
 import { parseTimestamp } from './timestamp.ts';
 import { Dimension, HOUR_MS, OTHER } from './visit.ts';
+import { codeOf } from '../links/link-key.ts';
 
 export const Interval = { Hour: 'hour', Day: 'day', Month: 'month' } as const;
 export type Interval = (typeof Interval)[keyof typeof Interval];
@@ -78,7 +79,7 @@ export function createStatsService({ store, clock }: { store: StatsStore & Pick<
       }
       const short = parameters.short;
       if (short !== undefined) {
-        const link = couldBeShortcode(short) ? await store.findLink(short) : undefined;
+        const link = couldBeShortcode(codeOf(short)) ? await store.findLink(short) : undefined;
         if (link === undefined) throw new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
         if (link.createdBy !== account.uid) throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');
       }

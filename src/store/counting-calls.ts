@@ -5,8 +5,9 @@
 import type { LinkRecord, LinkStore, ResolvedLink } from '../links/link-store.ts';
 import type { Visit } from '../stats/visit.ts';
 import type { GroupCommit } from './group-commit.ts';
+import { routingOf, type RoutingRow } from './link-rows.ts';
 
-export function countingCalls<T extends LinkRecord>(counter: GroupCommit<T>): Pick<LinkStore, 'resolveLink' | 'watchCounts'> {
+export function countingCalls<T extends LinkRecord & Partial<RoutingRow>>(counter: GroupCommit<T>): Pick<LinkStore, 'resolveLink' | 'watchCounts'> {
   return {
     watchCounts(listener) {
       return counter.watch(listener);
@@ -16,7 +17,10 @@ export function countingCalls<T extends LinkRecord>(counter: GroupCommit<T>): Pi
       const counted = await counter.count(shortCode, now, visit);
       if (counted === undefined) return undefined;
       const { row, accesses, refused } = counted;
-      const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses };
+      const link: ResolvedLink = {
+        shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses,
+        ...(row.rules === undefined ? {} : { routing: routingOf(row as RoutingRow) }),
+      };
       return refused === undefined ? link : { ...link, refused };
     },
   };

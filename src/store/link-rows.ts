@@ -5,12 +5,23 @@
  * current time in the same form, in SQL and here alike.
  */
 import { LINK_COLUMNS } from './columns.ts';
-import type { LinkOrder } from '../links/link-store.ts';
+import type { LinkOrder, LinkRouting } from '../links/link-store.ts';
 import type { LinkDetailsRecord, LinkRecord, LinkRefusal, NewLink, ResolvedLink } from './store.ts';
 
 /** A `LinkDetailsRow`: the link columns and its details as stored. */
 export const LINK_DETAILS_COLUMNS =
-  `${LINK_COLUMNS}, date_created AS "dateCreated", title, tags, expires_at AS "expiresAt", max_visits AS "maxVisits"`;
+  `${LINK_COLUMNS}, date_created AS "dateCreated", title, tags, expires_at AS "expiresAt", max_visits AS "maxVisits",
+   forward_query AS "forwardQuery", rules, password_hash IS NOT NULL AS protected`;
+
+/** A `RoutingRow`: how a visit to the link is routed (CONTRACT §8.2-8.3), read with its count. */
+export const ROUTING_COLUMNS = 'forward_query AS "forwardQuery", rules, password_hash AS "passwordHash"';
+
+/** A row as read with ROUTING_COLUMNS (SQLite answers forward_query as 0/1). */
+export interface RoutingRow {
+  readonly forwardQuery: number | boolean;
+  readonly rules: string | null;
+  readonly passwordHash: string | null;
+}
 
 /** A row as read with LINK_DETAILS_COLUMNS. */
 export interface LinkDetailsRow extends LinkRecord {
@@ -19,10 +30,13 @@ export interface LinkDetailsRow extends LinkRecord {
   readonly tags: string;
   readonly expiresAt: string | null;
   readonly maxVisits: number | null;
+  readonly forwardQuery: number | boolean;
+  readonly rules: string | null;
+  readonly protected: number | boolean;
 }
 
-/** What decides whether a link resolves, read beside its columns. */
-export interface LinkStateRow extends LinkRecord {
+/** What decides whether a link resolves, read beside its columns, and how it routes. */
+export interface LinkStateRow extends LinkRecord, Partial<RoutingRow> {
   readonly expiresAt: string | null;
   readonly maxVisits: number | null;
   /** The owner account's flag (SQLite 0/1, PostgreSQL boolean). */
@@ -57,6 +71,7 @@ export type NewLinkRow = Readonly<Record<(typeof NEW_LINK_COLUMNS)[number], stri
  */
 export const NEW_LINK_COLUMNS = [
   'short_code', 'points_to', 'created_by', 'accesses', 'date_created', 'title', 'tags', 'expires_at', 'max_visits',
+  'forward_query', 'rules', 'password_hash',
 ] as const;
 
 /** A new link as the row it is inserted as (see NEW_LINK_COLUMNS). */
@@ -71,7 +86,15 @@ export function newLinkRow(link: NewLink): NewLinkRow {
     tags: joinTags(link.tags),
     expires_at: link.expiresAt ?? null,
     max_visits: link.maxVisits ?? null,
+    forward_query: link.forwardQuery === true ? 1 : 0,
+    rules: link.rules ?? null,
+    password_hash: link.passwordHash ?? null,
   };
+}
+
+/** The routing of a row read with ROUTING_COLUMNS. */
+export function routingOf(row: RoutingRow): LinkRouting {
+  return { forwardQuery: row.forwardQuery === true || row.forwardQuery === 1, rules: row.rules, passwordHash: row.passwordHash };
 }
 
 export function detailsOf(row: LinkDetailsRow): LinkDetailsRecord {
@@ -85,27 +108,39 @@ export function detailsOf(row: LinkDetailsRow): LinkDetailsRecord {
     tags: row.tags === '' ? [] : row.tags.split(','),
     expiresAt: row.expiresAt,
     maxVisits: row.maxVisits === null ? null : Number(row.maxVisits),
+    forwardQuery: row.forwardQuery === true || row.forwardQuery === 1,
+    rules: row.rules,
+    protected: row.protected === true || row.protected === 1,
   };
 }
 
 /**
  * Why a link in this state does not resolve at `now` (an ISO time), or undefined when it
- * does. A disabled owner comes first, then expiry, then the visit limit.
+ * does. A disabled owner comes first, then expiry, then the visit limit, then a password not
+ * checked (`unlocked` false for a protected link).
  */
 export function refusalOf(
-  state: { readonly expiresAt: string | null; readonly maxVisits: number | null; readonly disabled: number | boolean | null },
+  state: {
+    readonly expiresAt: string | null; readonly maxVisits: number | null; readonly disabled: number | boolean | null;
+    readonly passwordHash?: string | null | undefined;
+  },
   accesses: number,
   now: string,
+  unlocked = false,
 ): LinkRefusal | undefined {
   if (state.disabled === true || state.disabled === 1) return 'disabled';
   if (state.expiresAt !== null && state.expiresAt <= now) return 'expired';
   if (state.maxVisits !== null && accesses >= Number(state.maxVisits)) return 'visit_limit';
+  if (!unlocked && state.passwordHash !== null && state.passwordHash !== undefined) return 'password';
   return undefined;
 }
 
-/** The public link of a state row, with its refusal (if any) at `now`. */
+/** The public link of a state row, with its routing and its refusal (if any) at `now`. */
 export function resolvedOf(row: LinkStateRow, now: string): ResolvedLink {
-  const link = { shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: Number(row.createdBy), accesses: Number(row.accesses) };
+  const link = {
+    shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: Number(row.createdBy), accesses: Number(row.accesses),
+    ...(row.rules === undefined ? {} : { routing: routingOf(row as RoutingRow) }),
+  };
   const refused = refusalOf(row, link.accesses, now);
   return refused === undefined ? link : { ...link, refused };
 }

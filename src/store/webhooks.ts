@@ -13,6 +13,7 @@ export {
   type WebhookRecord, type WebhookStore,
 } from '../webhooks/webhook-store.ts';
 import type { DeliveryRecord, WebhookRecord } from '../webhooks/webhook-store.ts';
+import { visitItem } from '../events/payloads.ts';
 
 /** What a webhook holds besides its row, each table keyed by `webhook_id`. */
 export const ACCOUNT_WEBHOOK_TABLES = ['webhook_events', 'webhook_visits', 'webhook_deliveries'] as const;
@@ -148,10 +149,10 @@ export function takeVisits(rows: readonly WaitingVisitRow[], max: number): {
     const room = max - count;
     if (room <= 0) break;
     const take = Math.min(room, Number(row.visits));
-    items.push({
-      ShortCode: row.shortCode, Time: row.time, Bot: Number(row.bot) === 1, Referrer: row.referrer, Country: row.country,
+    items.push(visitItem(row.shortCode, {
+      Time: row.time, Bot: Number(row.bot) === 1, Referrer: row.referrer, Country: row.country,
       Browser: row.browser, OperatingSystem: row.os, Device: row.device,
-    });
+    }));
     counts.push(take);
     count += take;
     if (take < Number(row.visits)) {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { LinkRefusal } from '../store/store.ts';
+import type { GoneRefusal as LinkRefusal } from '../links/link-service.ts';
 import { webAssets } from './assets.ts';
 import { BROWSER_HEADERS, NOT_FOUND_CONTENT_SECURITY_POLICY } from './security-headers.ts';
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { webAssets, type WebFile } from './assets.ts';
 import { BROWSER_HEADERS, UI_CONTENT_SECURITY_POLICY } from './security-headers.ts';
+import type { DomainRegistry } from '../domains/domain-registry.ts';
 
 type AssetRequest = FastifyRequest<{ Params: { version: string; file: string } }>;
 
@@ -50,12 +51,20 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: WebFile, c
  * reserved shortcode, so no short URL can ever collide with them). The page talks to the
  * public API only; it learns BASE_URL from the page itself.
  */
-export function registerWebRoutes(app: FastifyInstance, { baseUrl }: { baseUrl: string }): void {
+export function registerWebRoutes(app: FastifyInstance, { baseUrl, domains }: { baseUrl: string; domains: DomainRegistry }): void {
   const assets = webAssets();
   const pageFile = assets.pageFor(baseUrl);
   const page = (request: FastifyRequest, reply: FastifyReply) => sendFile(request, reply, pageFile, PAGE_CACHE);
-  app.get('/', page);
-  app.head('/', page);
+  // A domain with a RootUrl sends `/` there (CONTRACT §8.1); the UI stays at `/ui`.
+  const root = (request: FastifyRequest, reply: FastifyReply) => {
+    const rootUrl = domains.forHost(request.headers.host).rootUrl;
+    if (rootUrl === null) return page(request, reply);
+    return reply.code(302).header('location', new URL(rootUrl).href).header('cache-control', 'private, no-cache').send();
+  };
+  app.get('/', root);
+  app.head('/', root);
+  app.get('/ui', page);
+  app.head('/ui', page);
 
   const asset = (request: AssetRequest, reply: FastifyReply) => {
     const file = request.params.version === assets.version ? assets.files.get(request.params.file) : undefined;

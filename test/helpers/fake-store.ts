@@ -182,6 +182,7 @@ function detailsOfFake(link: LinkRecord & NewLinkDetails): LinkDetailsRecord {
   return {
     ...publicFields(link), dateCreated: link.dateCreated, title: link.title ?? null, tags: link.tags ?? [],
     expiresAt: link.expiresAt ?? null, maxVisits: link.maxVisits ?? null,
+    forwardQuery: link.forwardQuery ?? false, rules: link.rules ?? null, protected: (link.passwordHash ?? null) !== null,
   };
 }
 

@@ -164,7 +164,7 @@ describe('registration parameters', () => {
 describe('event payloads', () => {
   const link = {
     shortCode: 'abc123', pointsTo: 'https://example.com/', createdBy: 7, accesses: 3, dateCreated: '2026-11-25T10:00:00.000Z',
-    title: null, tags: ['a'], expiresAt: null, maxVisits: 10,
+    title: null, tags: ['a'], expiresAt: null, maxVisits: 10, forwardQuery: false, rules: null, protected: false,
   };
 
   test('link events carry LinkDetails exactly as the API shows it', () => {

@@ -79,7 +79,7 @@ describe('routes', () => {
 
 const link = (code: string, created: string, accesses: number) => ({
   ShortCode: code, PointsTo: `https://example.com/${code}`, CreatedBy: 1, Accesses: accesses, DateCreated: created,
-  Title: null, Tags: [], ExpiresAt: null, MaxVisits: null,
+  Title: null, Tags: [], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
 });
 
 describe('sortLinks', () => {

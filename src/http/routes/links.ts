@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { invalid } from '../../errors.ts';
 import type { CreateLinkInput, LinkService } from '../../links/link-service.ts';
+import type { DomainRegistry } from '../../domains/domain-registry.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
 import { Operation } from '../operations.ts';
 import { LINK_CSV_HEADER, linkCsvRecord } from '../links-csv.ts';
@@ -38,11 +39,26 @@ export interface LinkRoutesDeps {
   readonly links: LinkService;
   readonly authenticate: Authenticate;
   readonly rateLimits: RateLimitChecks;
-  /** Short URLs are `${baseUrl}/${shortCode}`. */
+  /** Short URLs are `${baseUrl}/${shortCode}` on the default domain. */
   readonly baseUrl: string;
+  /** The other domains' short URLs. */
+  readonly domains: DomainRegistry;
 }
 
-export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, rateLimits, baseUrl }: LinkRoutesDeps): void {
+/** Every parameter a create takes, as a single create and each bulk item read them. */
+const CREATE_PARAMETERS = [
+  'url', 'short', 'title', 'tags', 'expires', 'max_visits', 'domain', 'forward_query', 'rules', 'password',
+] as const;
+
+/** The create parameters as the link service takes them. */
+function createInput(parameters: Record<(typeof CREATE_PARAMETERS)[number], string | undefined>): CreateLinkInput {
+  const { url, short, title, tags, expires, max_visits: maxVisits, domain, forward_query: forwardQuery, rules, password } = parameters;
+  if (url === undefined) throw invalid('the parameter "url" is required');
+  return { url, short, title, tags, expires, maxVisits, domain, forwardQuery, rules, password };
+}
+
+export function registerLinkRoutes(app: FastifyInstance, deps: LinkRoutesDeps): void {
+  const { links, authenticate, rateLimits, baseUrl, domains } = deps;
   const createConfig = { operation: Operation.CreateLink, countedEvent: CountedEvent.LinkCreated };
   const createSchema = {
     operationId: 'createLink',
@@ -52,22 +68,17 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
     security: ACCESS_CODE_SECURITY,
     querystring: CreateLinkQuery,
     response: {
-      200: textResponse('The short URL: BASE_URL/ShortCode', `${baseUrl}/x7Kq2Z`),
+      200: textResponse('The short URL: BASE_URL/ShortCode, or the domain\'s origin and the shortcode', `${baseUrl}/x7Kq2Z`),
       ...errorResponses(Operation.CreateLink, [400, 401, 403, 409, 429, 503]),
     },
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const account = accountOf(request);
     if (rateLimits.applies(request)) await rateLimits.createLink(request, account.uid);
-    const { url, short, title, tags, expires, max_visits: maxVisits } = readParameters(
-      ['url', 'short', 'title', 'tags', 'expires', 'max_visits'],
-      request.query,
-      normaliseDetailsBody(request.body, isJsonBody(request)),
-    );
-    if (url === undefined) throw invalid('the parameter "url" is required');
-    const shortCode = await links.create(account, { url, short, title, tags, expires, maxVisits });
+    const input = createInput(readParameters(CREATE_PARAMETERS, request.query, normaliseDetailsBody(request.body, isJsonBody(request))));
+    const key = await links.create(account, input);
     reply.type(PLAIN_TEXT);
-    return `${baseUrl}/${shortCode}`;
+    return domains.shortUrl(key);
   };
   app.get('/v1/link', { config: createConfig, onRequest: authenticate, schema: createSchema }, create);
   app.post(
@@ -104,7 +115,7 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
     methodNotAllowed('GET, POST, PATCH, DELETE'),
   );
 
-  registerBulkCreate(app, { links, authenticate, rateLimits, baseUrl });
+  registerBulkCreate(app, deps);
 
   app.delete(
     '/v1/link',
@@ -125,9 +136,9 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
       },
     },
     async (request, reply) => {
-      const { short } = readParameters(['short'], request.query, request.body);
+      const { short, domain } = readParameters(['short', 'domain'], request.query, request.body);
       if (short === undefined) throw invalid('the parameter "short" is required');
-      await links.delete(accountOf(request), short);
+      await links.delete(accountOf(request), short, domain);
       reply.type(PLAIN_TEXT);
       return 'Success';
     },
@@ -157,14 +168,17 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
       },
     },
     async (request) => {
-      const { short, url, title, tags, expires, max_visits: maxVisits } = readParameters(
-        ['short', 'url', 'title', 'tags', 'expires', 'max_visits'],
+      const {
+        short, url, title, tags, expires, max_visits: maxVisits, domain, forward_query: forwardQuery, rules, password,
+      } = readParameters(
+        ['short', 'url', 'title', 'tags', 'expires', 'max_visits', 'domain', 'forward_query', 'rules', 'password'],
         request.query,
         normaliseDetailsBody(request.body, isJsonBody(request)),
         { keepEmpty: true },
       );
       if (short === undefined || short === '') throw invalid('the parameter "short" is required');
-      return linkDetailsBody(await links.update(accountOf(request), short, { url, title, tags, expires, maxVisits }));
+      const input = { url, title, tags, expires, maxVisits, forwardQuery, rules, password };
+      return linkDetailsBody(await links.update(accountOf(request), short, input, domain === '' ? undefined : domain));
     },
   );
 
@@ -200,13 +214,16 @@ export function registerLinkRoutes(app: FastifyInstance, { links, authenticate, 
     },
   });
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { q, tag, limit, order, cursor, format } = readParameters(['q', 'tag', 'limit', 'order', 'cursor', 'format'], request.query, undefined);
+    const { q, tag, limit, order, cursor, format, domain } = readParameters(
+      ['q', 'tag', 'limit', 'order', 'cursor', 'format', 'domain'], request.query, undefined,
+    );
     if (format !== undefined && format !== 'csv' && format !== 'json') throw invalid('the parameter "format" must be csv or json');
     const csv = format === 'csv' || (format === undefined && wantsCsv(request.headers.accept));
-    const page = await links.listDetails(accountOf(request), { q, tag, limit, order, cursor });
+    const page = await links.listDetails(accountOf(request), { q, tag, limit, order, cursor, domain });
     if (page.nextCursor !== undefined) {
       // The access code never goes into the link: the client sends it again its own way.
       const next = new URLSearchParams();
+      if (domain !== undefined) next.set('domain', domain);
       if (q !== undefined) next.set('q', q);
       if (tag !== undefined) next.set('tag', tag);
       if (limit !== undefined) next.set('limit', limit);
@@ -237,7 +254,7 @@ type BulkItemResult = BulkCreateResult;
  * order; the allowed ones are then created together (one write batch, see
  * LinkService.createMany).
  */
-function registerBulkCreate(app: FastifyInstance, { links, authenticate, rateLimits, baseUrl }: LinkRoutesDeps): void {
+function registerBulkCreate(app: FastifyInstance, { links, authenticate, rateLimits, domains }: LinkRoutesDeps): void {
   const itemError = (request: FastifyRequest, error: unknown): BulkItemResult => {
     const { status, reason } = describeError(error);
     if (status >= 500) request.log.error({ err: error }, 'bulk create item failed');
@@ -289,11 +306,7 @@ function registerBulkCreate(app: FastifyInstance, { links, authenticate, rateLim
         if (results[i] !== undefined) return;
         try {
           if (typeof item !== 'object' || item === null || Array.isArray(item)) throw invalid('each link must be a JSON object');
-          const { url, short, title, tags, expires, max_visits: maxVisits } = readParameters(
-            ['url', 'short', 'title', 'tags', 'expires', 'max_visits'], undefined, normaliseDetailsBody(item, true),
-          );
-          if (url === undefined) throw invalid('the parameter "url" is required');
-          inputs.push({ url, short, title, tags, expires, maxVisits });
+          inputs.push(createInput(readParameters(CREATE_PARAMETERS, undefined, normaliseDetailsBody(item, true))));
           positions.push(i);
         } catch (error) {
           results[i] = itemError(request, error);
@@ -302,7 +315,7 @@ function registerBulkCreate(app: FastifyInstance, { links, authenticate, rateLim
       // 3. The creates, together.
       const outcomes = await links.createMany(account, inputs);
       outcomes.forEach((outcome, k) => {
-        results[positions[k]!] = 'shortCode' in outcome ? { ShortUrl: `${baseUrl}/${outcome.shortCode}` } : itemError(request, outcome.error);
+        results[positions[k]!] = 'shortCode' in outcome ? { ShortUrl: domains.shortUrl(outcome.shortCode) } : itemError(request, outcome.error);
       });
       return results;
     },

@@ -6,16 +6,20 @@ import { readParameters } from '../parameters.ts';
 import { accountOf, type Authenticate } from '../route-helpers.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { ACCESS_CODE_SECURITY, errorResponses, StatsQuery, StatsSchema, type Statistics as StatisticsBody } from '../schemas.ts';
+import type { DomainRegistry } from '../../domains/domain-registry.ts';
+import { codeOf, linkKey } from '../../links/link-key.ts';
 
 export interface StatsRoutesDeps {
   readonly stats: StatsService;
+  /** The domain a `domain` parameter names. */
+  readonly domains: DomainRegistry;
   readonly authenticate: Authenticate;
   readonly rateLimits: RateLimitChecks;
 }
 
 const CSV = 'text/csv; charset=utf-8';
 
-export function registerStatsRoutes(app: FastifyInstance, { stats, authenticate }: StatsRoutesDeps): void {
+export function registerStatsRoutes(app: FastifyInstance, { stats, authenticate, domains }: StatsRoutesDeps): void {
   const options = (suffix: string) => ({
     config: { operation: Operation.GetStatistics },
     onRequest: authenticate,
@@ -43,10 +47,15 @@ export function registerStatsRoutes(app: FastifyInstance, { stats, authenticate 
   });
   const get = async (request: FastifyRequest, reply: FastifyReply) => {
     const account = accountOf(request);
-    const { short, from, to, interval, format } = readParameters(['short', 'from', 'to', 'interval', 'format'], request.query, undefined);
+    const { short, from, to, interval, format, domain } = readParameters(
+      ['short', 'from', 'to', 'interval', 'format', 'domain'], request.query, undefined,
+    );
     if (format !== undefined && format !== 'csv' && format !== 'json') throw invalid('the parameter "format" must be csv or json');
     const csv = format === 'csv' || (format === undefined && wantsCsv(request.headers.accept));
-    const statistics = await stats.get(account, { short, from, to, interval });
+    // The link's key: its domain's host and its code (a domain must be registered, also without `short`).
+    const named = domains.named(domain);
+    const key = short === undefined ? undefined : linkKey(named.isDefault ? null : named.host, short);
+    const statistics = await stats.get(account, { short: key, from, to, interval });
     if (csv) {
       reply.type(CSV);
       return seriesCsv(statistics);
@@ -84,7 +93,7 @@ const named = (list: readonly NamedCount[]) => list.map(({ name, visits }) => ({
 /** The contract's key order. */
 export function statsBody(s: Statistics): StatisticsBody {
   return {
-    ShortCode: s.shortCode,
+    ShortCode: s.shortCode === null ? null : codeOf(s.shortCode),
     From: s.from.toISOString(),
     To: s.to.toISOString(),
     Interval: s.interval,

@@ -8,30 +8,40 @@
 import type { LinkRecord } from '../../links/link-store.ts';
 import type { Visit } from '../../stats/visit.ts';
 import { createGroupCommit, type BatchVisits, type CountedLink, type GroupCommit } from '../group-commit.ts';
-import { refusalOf, type LinkStateRow } from '../link-rows.ts';
+import { refusalOf, ROUTING_COLUMNS, type LinkStateRow, type RoutingRow } from '../link-rows.ts';
+import { UNLOCKED } from '../../links/link-key.ts';
 import { visitSecond } from '../webhooks.ts';
 import type { Sql } from './connection.ts';
 import { guarded } from './errors.ts';
 
-export function createCounter(sql: Sql, timeoutMs: number): GroupCommit<LinkRecord> {
-  const counter = createGroupCommit<LinkRecord>(async (increments, _signal, now, visits) => {
+/** A link row as the count batch returns it, with its routing. */
+type CountedRow = LinkRecord & RoutingRow;
+
+export function createCounter(sql: Sql, timeoutMs: number): GroupCommit<CountedRow> {
+  const counter = createGroupCommit<CountedRow>(async (increments, _signal, now, visits) => {
     const codes = [...increments.keys()];
     const counts = codes.map((code) => increments.get(code)!);
     // Rows are locked in id order so that batches of different instances cannot deadlock.
     // The locked rows are read as they stand after any wait for the lock, so each link is
     // granted what its limit leaves (least(n, max_visits - accesses)), or nothing when it
     // has expired or its owner is disabled, in the same statement that counts it.
-    const rows = await guarded(() => sql<(LinkStateRow & { granted: number })[]>`
+    // A key led by UNLOCKED counts a protected link whose password was checked; any other
+    // access to a protected link is granted nothing. (A batch never locks one link twice with
+    // grants: its locked key is granted 0, so only the unlocked row updates it.)
+    const rows = await guarded(() => sql<(LinkStateRow & RoutingRow & { granted: number; key: string })[]>`
       WITH batch AS (
-        SELECT l.id, b.n, l.short_code, l.points_to, l.created_by, l.accesses, l.expires_at, l.max_visits, a.disabled
+        SELECT l.id, b.n, b.code AS key, l.short_code, l.points_to, l.created_by, l.accesses, l.expires_at, l.max_visits, a.disabled,
+               l.forward_query, l.rules, l.password_hash
           FROM links l
-          JOIN unnest(${sql.array(codes, 25)}::text[], ${sql.array(counts, 23)}::int[]) AS b(code, n) ON l.short_code = b.code
+          JOIN unnest(${sql.array(codes, 25)}::text[], ${sql.array(counts, 23)}::int[]) AS b(code, n)
+            ON l.short_code = (CASE WHEN left(b.code, 1) = ${UNLOCKED} THEN substr(b.code, 2) ELSE b.code END)
           JOIN accounts a ON a.uid = l.created_by
          ORDER BY l.id
            FOR UPDATE OF l
       ), granted AS (
         SELECT batch.*,
                CASE WHEN disabled OR expires_at <= ${now} THEN 0
+                    WHEN password_hash IS NOT NULL AND left(key, 1) <> ${UNLOCKED} THEN 0
                     WHEN max_visits IS NULL THEN n
                     ELSE least(n, greatest(max_visits - accesses, 0)) END AS granted
           FROM batch
@@ -41,7 +51,7 @@ export function createCounter(sql: Sql, timeoutMs: number): GroupCommit<LinkReco
       )${visits.size === 0 ? sql`` : sql`, visits AS (
         SELECT g.id, g.short_code, g.created_by, v.hour, v.bot, v.referrer, v.country, v.browser, v.os, v.device
           FROM unnest(${visitColumns(visits)}) AS v(code, position, hour, bot, referrer, country, browser, os, device)
-          JOIN granted g ON g.short_code = v.code
+          JOIN granted g ON g.key = v.code
          WHERE v.position <= g.granted
       ), tallies AS (
         SELECT id, short_code, created_by, hour, bot, referrer, country, browser, os, device, count(*) AS visits
@@ -63,15 +73,20 @@ export function createCounter(sql: Sql, timeoutMs: number): GroupCommit<LinkReco
         SELECT w.id, t.short_code, ${visitSecond(now)}, t.bot, t.referrer, t.country, t.browser, t.os, t.device, t.visits
           FROM tallies t JOIN webhooks w ON w.account_uid = t.created_by AND w.visited = 1
       )`}
-      SELECT short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy",
-             accesses + granted AS accesses, granted, expires_at AS "expiresAt", max_visits AS "maxVisits", disabled
+      SELECT key, short_code AS "shortCode", points_to AS "pointsTo", created_by AS "createdBy",
+             accesses + granted AS accesses, granted, expires_at AS "expiresAt", max_visits AS "maxVisits", disabled,
+             ${sql.unsafe(ROUTING_COLUMNS)}
         FROM granted`);
-    const results = new Map<string, CountedLink<LinkRecord>>();
+    const results = new Map<string, CountedLink<CountedRow>>();
     for (const state of rows) {
-      const row = { shortCode: state.shortCode, pointsTo: state.pointsTo, createdBy: state.createdBy, accesses: Number(state.accesses) };
+      const row = {
+        shortCode: state.shortCode, pointsTo: state.pointsTo, createdBy: state.createdBy, accesses: Number(state.accesses),
+        forwardQuery: state.forwardQuery, rules: state.rules, passwordHash: state.passwordHash,
+      };
       const before = row.accesses - state.granted;
-      results.set(row.shortCode, {
-        row, accesses: row.accesses, granted: state.granted, refused: refusalOf(state, before, now) ?? 'visit_limit',
+      results.set(state.key, {
+        row, accesses: row.accesses, granted: state.granted,
+        refused: refusalOf(state, before, now, state.key.startsWith(UNLOCKED)) ?? 'visit_limit',
       });
     }
     return results;

@@ -11,7 +11,10 @@ import type {
 import { createBatcher } from '../batcher.ts';
 import { LINK_COLUMNS } from '../columns.ts';
 import { withDeadline } from '../deadline.ts';
-import { detailsOf, joinTags, LINK_DETAILS_COLUMNS, newLinkRow, ORDER_BY, resolvedOf, type LinkDetailsRow, type LinkStateRow } from '../link-rows.ts';
+import {
+  detailsOf, joinTags, LINK_DETAILS_COLUMNS, newLinkRow, ORDER_BY, resolvedOf, ROUTING_COLUMNS, type LinkDetailsRow, type LinkStateRow,
+} from '../link-rows.ts';
+import { keyRange } from '../../links/link-key.ts';
 import { subscribedTo } from '../webhooks.ts';
 import type { Drained, PostgresEngine } from './engine.ts';
 import { guarded, refusedByServer } from './errors.ts';
@@ -100,11 +103,16 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
         : order === 'oldest' ? sql`AND id > ${after.id}`
           : order === 'newest' ? sql`AND id < ${after.id}`
             : sql`AND (accesses, id) < (${after.accesses ?? 0}, ${after.id})`;
+      // A domain's keys are one range of the unique index; the default domain's hold no '/'.
+      const domainFilter = query.domain === undefined ? sql``
+        : query.domain === '' ? sql`AND strpos(short_code, '/') = 0`
+          : sql`AND short_code >= ${keyRange(query.domain)[0]} AND short_code < ${keyRange(query.domain)[1]}`;
       const tagFilter = tags.reduce((fragment, tag) => sql`${fragment} AND strpos(',' || tags || ',', ${`,${tag},`}) > 0`, sql``);
       const rows = await timed(() => sql<(LinkDetailsRow & { id: number })[]>`
         SELECT id, ${sql.unsafe(LINK_DETAILS_COLUMNS)} FROM links
          WHERE created_by = ${accountUid}
            ${start}
+           ${domainFilter}
            ${q === undefined ? sql`` : sql`AND (strpos(lower(short_code), ${q}) > 0 OR strpos(lower(points_to COLLATE "C"), ${q}) > 0
                                                 OR strpos(lower(coalesce(title, '') COLLATE "C"), ${q}) > 0)`}
            ${tagFilter}
@@ -131,7 +139,10 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
             title      = CASE WHEN ${changes.title !== undefined} THEN ${changes.title ?? null}::text ELSE title END,
             tags       = CASE WHEN ${changes.tags !== undefined} THEN ${joinTags(changes.tags)}::text ELSE tags END,
             expires_at = CASE WHEN ${changes.expiresAt !== undefined} THEN ${changes.expiresAt ?? null}::text ELSE expires_at END,
-            max_visits = CASE WHEN ${changes.maxVisits !== undefined} THEN ${changes.maxVisits ?? null}::int ELSE max_visits END
+            max_visits = CASE WHEN ${changes.maxVisits !== undefined} THEN ${changes.maxVisits ?? null}::int ELSE max_visits END,
+            forward_query = CASE WHEN ${changes.forwardQuery !== undefined} THEN ${changes.forwardQuery === true} ELSE forward_query END,
+            rules      = CASE WHEN ${changes.rules !== undefined} THEN ${changes.rules ?? null}::text ELSE rules END,
+            password_hash = CASE WHEN ${changes.passwordHash !== undefined} THEN ${changes.passwordHash ?? null}::text ELSE password_hash END
           WHERE short_code = ${shortCode}
           RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)}`;
         const link = detailsOf(row!);
@@ -142,7 +153,8 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
 
     async findLink(shortCode: string, now?: string) {
       const [row] = await timed(() => sql<LinkStateRow[]>`
-        SELECT ${sql.unsafe(LINK_COLUMNS)}, l.expires_at AS "expiresAt", l.max_visits AS "maxVisits", a.disabled
+        SELECT ${sql.unsafe(LINK_COLUMNS)}, l.expires_at AS "expiresAt", l.max_visits AS "maxVisits", a.disabled,
+               ${sql.unsafe(ROUTING_COLUMNS)}
           FROM links l JOIN accounts a ON a.uid = l.created_by WHERE l.short_code = ${shortCode}`);
       return row === undefined ? undefined : resolvedOf(row, now ?? new Date().toISOString());
     },

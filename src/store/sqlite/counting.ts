@@ -8,13 +8,14 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { LinkRecord } from '../../links/link-store.ts';
 import { LINK_COLUMNS } from '../columns.ts';
 import { createGroupCommit, grantedVisits, type CountedLink, type GroupCommit } from '../group-commit.ts';
-import { refusalOf, type LinkStateRow } from '../link-rows.ts';
+import { refusalOf, ROUTING_COLUMNS, type LinkStateRow, type RoutingRow } from '../link-rows.ts';
+import { UNLOCKED } from '../../links/link-key.ts';
 import { ADD_TUPLE_SQL } from '../stats-sql.ts';
 import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
 import { LINK_STATE_COLUMNS } from './links.ts';
 
-/** A link row as the count batch returns it: with its id, which the tuples record. */
-export type CountedRow = LinkRecord & { readonly linkId?: number };
+/** A link row as the count batch returns it: with its id, which the tuples record, and its routing. */
+export type CountedRow = LinkRecord & Partial<RoutingRow> & { readonly linkId?: number };
 
 /** Runs `work` in one write transaction (the store's), retried while another connection writes. */
 type Transaction = <R>(work: () => R, signal?: AbortSignal) => Promise<R>;
@@ -26,12 +27,14 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
     // link (or none) returns no row and is settled by linkState/grantAccesses below.
     addAccesses: db.prepare(
       `UPDATE links SET accesses = accesses + ?1
-        WHERE short_code = ?2 AND max_visits IS NULL AND (expires_at IS NULL OR expires_at > ?3)
+        WHERE short_code = ?2 AND max_visits IS NULL AND (expires_at IS NULL OR expires_at > ?3) AND password_hash IS NULL
           AND NOT EXISTS (SELECT 1 FROM accounts WHERE uid = links.created_by AND disabled <> 0)
-        RETURNING id AS "linkId", ${LINK_COLUMNS}`,
+        RETURNING id AS "linkId", ${LINK_COLUMNS}, ${ROUTING_COLUMNS}`,
     ),
     linkState: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
-    grantAccesses: db.prepare(`UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING id AS "linkId", ${LINK_COLUMNS}`),
+    grantAccesses: db.prepare(
+      `UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING id AS "linkId", ${LINK_COLUMNS}, ${ROUTING_COLUMNS}`,
+    ),
     addTuple: db.prepare(ADD_TUPLE_SQL),
     anyVisitedWebhook: db.prepare(ANY_VISITED_WEBHOOK_SQL),
     addToWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[0]),
@@ -42,19 +45,22 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
     transaction(() => {
       const results = new Map<string, CountedLink<CountedRow>>();
       for (const [code, count] of increments) {
-        const row = counting.addAccesses.get(count, code, now) as CountedRow | undefined;
+        // An unlocked key (a protected link whose password was checked) takes the slow path.
+        const unlocked = code.startsWith(UNLOCKED);
+        const key = unlocked ? code.slice(UNLOCKED.length) : code;
+        const row = unlocked ? undefined : counting.addAccesses.get(count, key, now) as CountedRow | undefined;
         if (row !== undefined) {
           results.set(code, { row, accesses: row.accesses });
           continue;
         }
-        // Unknown, or a link with a limit, an expiry or a disabled owner. Inside the write
-        // transaction, so nothing changes between this read and the grant.
-        const state = counting.linkState.get(code) as LinkStateRow | undefined;
+        // Unknown, or a link with a limit, an expiry, a password or a disabled owner. Inside
+        // the write transaction, so nothing changes between this read and the grant.
+        const state = counting.linkState.get(key) as LinkStateRow | undefined;
         if (state === undefined) continue;
-        const refused = refusalOf(state, state.accesses, now);
+        const refused = refusalOf(state, state.accesses, now, unlocked);
         const granted = refused !== undefined ? 0
           : state.maxVisits === null ? count : Math.min(count, state.maxVisits - state.accesses);
-        const counted = granted > 0 ? counting.grantAccesses.get(granted, code) as unknown as CountedRow : state;
+        const counted = granted > 0 ? counting.grantAccesses.get(granted, key) as unknown as CountedRow : state;
         results.set(code, { row: counted, accesses: counted.accesses, granted, refused: refused ?? 'visit_limit' });
       }
       // The statistics of the accesses granted commit with their counts: added to the

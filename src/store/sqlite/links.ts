@@ -9,15 +9,17 @@ import type {
 } from '../../links/link-store.ts';
 import { LINK_COLUMNS } from '../columns.ts';
 import {
-  detailsOf, joinTags, LINK_DETAILS_COLUMNS, NEW_LINK_COLUMNS, newLinkRow, ORDER_BY, resolvedOf, type LinkDetailsRow, type LinkStateRow,
+  detailsOf, joinTags, LINK_DETAILS_COLUMNS, NEW_LINK_COLUMNS, newLinkRow, ORDER_BY, resolvedOf, ROUTING_COLUMNS, type LinkDetailsRow,
+  type LinkStateRow,
 } from '../link-rows.ts';
+import { keyRange } from '../../links/link-key.ts';
 import type { StatementSync } from 'node:sqlite';
 import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
 import type { SqliteEngine } from './engine.ts';
 
 /** A `LinkStateRow`: the link, its limits and its owner's disabled flag. */
 export const LINK_STATE_COLUMNS = `${LINK_COLUMNS}, expires_at AS "expiresAt", max_visits AS "maxVisits",
-  (SELECT disabled FROM accounts WHERE uid = links.created_by) AS disabled`;
+  (SELECT disabled FROM accounts WHERE uid = links.created_by) AS disabled, ${ROUTING_COLUMNS}`;
 
 /** The link calls other than counting. */
 export type LinkCalls = Omit<LinkStore, 'resolveLink' | 'watchCounts'>;
@@ -31,6 +33,14 @@ function listQuery(accountUid: number, query: LinkQuery): { sql: string; paramet
   const where = ['created_by = ?'];
   const parameters: (string | number)[] = [accountUid];
   const { after, order = 'oldest' } = query;
+  if (query.domain !== undefined) {
+    // A domain's keys are one range of the unique index; the default domain's hold no '/'.
+    if (query.domain === '') where.push("instr(short_code, '/') = 0");
+    else {
+      where.push('short_code >= ? AND short_code < ?');
+      parameters.push(...keyRange(query.domain));
+    }
+  }
   if (after !== undefined) {
     // Row values: the page starts strictly after the last link of the previous one.
     if (order === 'oldest') where.push('id > ?');
@@ -82,7 +92,10 @@ export function linkCalls({ db, read, writes, outbox }: SqliteEngine): LinkCalls
          title      = CASE WHEN ?4 THEN ?5 ELSE title END,
          tags       = CASE WHEN ?6 THEN ?7 ELSE tags END,
          expires_at = CASE WHEN ?8 THEN ?9 ELSE expires_at END,
-         max_visits = CASE WHEN ?10 THEN ?11 ELSE max_visits END
+         max_visits = CASE WHEN ?10 THEN ?11 ELSE max_visits END,
+         forward_query = CASE WHEN ?12 THEN ?13 ELSE forward_query END,
+         rules      = CASE WHEN ?14 THEN ?15 ELSE rules END,
+         password_hash = CASE WHEN ?16 THEN ?17 ELSE password_hash END
        WHERE short_code = ?1 RETURNING ${LINK_DETAILS_COLUMNS}`,
     ),
   } satisfies Record<string, StatementSync>;
@@ -147,6 +160,9 @@ export function linkCalls({ db, read, writes, outbox }: SqliteEngine): LinkCalls
           changes.tags !== undefined ? 1 : 0, joinTags(changes.tags),
           changes.expiresAt !== undefined ? 1 : 0, changes.expiresAt ?? null,
           changes.maxVisits !== undefined ? 1 : 0, changes.maxVisits ?? null,
+          changes.forwardQuery !== undefined ? 1 : 0, changes.forwardQuery === true ? 1 : 0,
+          changes.rules !== undefined ? 1 : 0, changes.rules ?? null,
+          changes.passwordHash !== undefined ? 1 : 0, changes.passwordHash ?? null,
         ) as unknown as LinkDetailsRow;
         const link = detailsOf(row);
         outbox.write(EventType.LinkUpdated, new Date().toISOString(), linkDetailsData(link), accountUid, eventId);
