@@ -121,6 +121,7 @@ export const VARIABLES = {
   RATE_LIMIT_RESOLVE: rateOverride(true),
   RATE_LIMIT_UNKNOWN_CODE: rateOverride(true),
   RATE_LIMIT_CREATE_WEBHOOK: rateOverride(true),
+  RATE_LIMIT_PASSWORD: rateOverride(true),
   RATE_LIMIT_EXEMPT: variable(list(text()), 'comma-separated client addresses never limited, e.g. `127.0.0.1,::1` for local tools that connect directly', 'empty: nobody'),
   RATE_LIMIT_IPV6_PREFIX: variable<number>((raw, name) => parseInteger(raw.replace(/^\//, ''), 1, 128) ?? new Refusal(`${name} must be a prefix length from 1 to 128, got ${quote(raw)}`), 'IPv6 clients are counted per network of this many bits (IPv4 clients per address)', '`64`'),
   TRUST_PROXY: variable(proxies, 'addresses/CIDRs of the proxies whose `X-Forwarded-For` is believed (the client is the right-most address none of them added), or `true` for proxies on loopback and private networks; a hop count is refused (see [docs/deployment.md](docs/deployment.md))', '`false`'),

@@ -43,6 +43,8 @@ export interface RateLimitPolicies {
   readonly createWebhook: RateLimitPolicy;
   /** Lookups of shortcodes that do not exist, per client address (anti-enumeration). */
   readonly unknownCode: RateLimitPolicy;
+  /** Wrong passwords of a protected link, per link and client address (CONTRACT §8.3). */
+  readonly password: RateLimitPolicy;
 }
 
 /** Typed, validated configuration of one Shortlink process. */
@@ -158,6 +160,8 @@ export const DEFAULT_RATE_LIMIT_POLICIES: RateLimitPolicies = {
   // An account holds at most 5 webhooks, so 20 an hour leaves room to fix a mistyped URL
   // several times over, while bounding the DNS lookups one account can make us do.
   createWebhook: { limit: 20, windowMs: 3_600_000 },
+  // CONTRACT §8.3: 10 wrong guesses per link and address in 15 minutes.
+  password: { limit: 10, windowMs: 900_000 },
 };
 
 const RATE_VARIABLES = {
@@ -167,6 +171,7 @@ const RATE_VARIABLES = {
   resolve: 'RATE_LIMIT_RESOLVE',
   unknownCode: 'RATE_LIMIT_UNKNOWN_CODE',
   createWebhook: 'RATE_LIMIT_CREATE_WEBHOOK',
+  password: 'RATE_LIMIT_PASSWORD',
 } as const satisfies Record<keyof RateLimitPolicies, VariableName>;
 
 const DEFAULT_SQLITE_PATH = './data/shortlinks.db';

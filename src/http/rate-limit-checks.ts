@@ -22,6 +22,14 @@ export interface RateLimitChecks {
   unknownCode(request: FastifyRequest): Promise<void>;
   /** Counts a webhook registration attempt of the account, before its target is resolved. */
   createWebhook(request: FastifyRequest, accountUid: number): Promise<void>;
+  /**
+   * Refuses a client that has guessed this link's password wrong too often, before its
+   * password is tried (counts nothing): past the limit every attempt, right or wrong, is
+   * refused (CONTRACT §8.3). `linkKey` names the link (domain and shortcode).
+   */
+  passwordGuess(request: FastifyRequest, linkKey: string): Promise<void>;
+  /** Records one wrong password for this link from this client. */
+  wrongPassword(request: FastifyRequest, linkKey: string): Promise<void>;
 }
 
 export interface RateLimitOptions {
@@ -43,7 +51,17 @@ const NONE: RateLimitChecks = {
   resolve: async () => {},
   unknownCode: async () => {},
   createWebhook: async () => {},
+  passwordGuess: async () => {},
+  wrongPassword: async () => {},
 };
+
+/**
+ * The counter of one client's wrong guesses at one link. The link key comes first with its
+ * length, so no pair of link key and client can spell another pair's key.
+ */
+function passwordKey(client: string, linkKey: string): string {
+  return `pass:${linkKey.length}:${linkKey}:${client}`;
+}
 
 function limited(resetMs: number): DomainError {
   const seconds = Math.max(1, Math.ceil(resetMs / 1000));
@@ -93,6 +111,14 @@ export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, c
     },
     async createWebhook(request, accountUid) {
       if (!isExempt(request)) await count(`hook:${accountUid}`, policies.createWebhook);
+    },
+    async passwordGuess(request, linkKey) {
+      if (!isExempt(request)) await refuseIfSpent(passwordKey(keyOf(request.ip), linkKey), policies.password);
+    },
+    async wrongPassword(request, linkKey) {
+      // Recorded, never refused here: the guess was already allowed by passwordGuess, and its
+      // answer is the 401; the next attempt meets the limit.
+      if (!isExempt(request)) await counters.hit(passwordKey(keyOf(request.ip), linkKey), policies.password.windowMs);
     },
   };
 }

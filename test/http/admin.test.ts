@@ -77,6 +77,7 @@ describe('admin authentication', () => {
         resolve: { limit: 1000, windowMs: 60_000 },
         unknownCode: { limit: 1000, windowMs: 60_000 },
         createWebhook: { limit: 1000, windowMs: 60_000 },
+        password: { limit: 1000, windowMs: 60_000 },
       },
     });
     const statuses: number[] = [];

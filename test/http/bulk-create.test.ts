@@ -134,6 +134,7 @@ describe('POST /v1/links', () => {
       rateLimitPolicies: {
         newAccount: { limit: 100, windowMs: MINUTE }, failedAuth: { limit: 100, windowMs: MINUTE }, createLink: { limit: 3, windowMs: MINUTE },
         resolve: { limit: 1000, windowMs: MINUTE }, unknownCode: { limit: 1000, windowMs: MINUTE }, createWebhook: { limit: 100, windowMs: MINUTE },
+        password: { limit: 100, windowMs: MINUTE },
       },
     });
     const { code } = await newAccount(app);

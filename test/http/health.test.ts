@@ -230,7 +230,7 @@ describe('health endpoints', () => {
     const { app } = await appFor(t, {
       rateLimit: true,
       rateLimitExempt: [],
-      rateLimitPolicies: { newAccount: tiny, failedAuth: tiny, createLink: tiny, resolve: tiny, unknownCode: tiny, createWebhook: tiny },
+      rateLimitPolicies: { newAccount: tiny, failedAuth: tiny, createLink: tiny, resolve: tiny, unknownCode: tiny, createWebhook: tiny, password: tiny },
     });
     // Use up the limits first.
     for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url: '/v1/get/nosuchcode' });

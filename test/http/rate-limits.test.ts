@@ -26,6 +26,7 @@ const ROOMY: RateLimitPolicies = {
   resolve: { limit: 1000, windowMs: MINUTE },
   unknownCode: { limit: 1000, windowMs: MINUTE },
   createWebhook: { limit: 1000, windowMs: MINUTE },
+  password: { limit: 1000, windowMs: MINUTE },
 };
 
 /** An app with rate limits on, nobody exempt, and `policies` narrowed. */
@@ -289,6 +290,7 @@ describe('exemptions and switches', () => {
     resolve: { limit: 1, windowMs: MINUTE },
     unknownCode: { limit: 1, windowMs: MINUTE },
     createWebhook: { limit: 1, windowMs: MINUTE },
+    password: { limit: 1, windowMs: MINUTE },
   };
 
   test('exempts nobody by default: loopback (a proxy on this host) is limited like any client', async (t) => {
@@ -331,6 +333,7 @@ describe('exemptions and switches', () => {
       RATE_LIMIT_RESOLVE: '5/1h',
       RATE_LIMIT_UNKNOWN_CODE: '6/2m',
       RATE_LIMIT_CREATE_WEBHOOK: '7/3h',
+      RATE_LIMIT_PASSWORD: '8/15m',
     });
     assert.deepEqual(config.rateLimitPolicies, {
       newAccount: { limit: 2, windowMs: MINUTE },
@@ -339,6 +342,7 @@ describe('exemptions and switches', () => {
       resolve: { limit: 5, windowMs: 60 * MINUTE },
       unknownCode: { limit: 6, windowMs: 2 * MINUTE },
       createWebhook: { limit: 7, windowMs: 180 * MINUTE },
+      password: { limit: 8, windowMs: 15 * MINUTE },
     });
     const { app } = await appFor(t, config);
     for (let i = 0; i < 2; i++) assert.equal((await newAccountFrom(app, CLIENT)).statusCode, 200);
@@ -358,6 +362,7 @@ describe('exemptions and switches', () => {
     const config = loadConfig({});
     assert.deepEqual(config.rateLimitPolicies, DEFAULT_RATE_LIMIT_POLICIES);
     assert.deepEqual(config.rateLimitPolicies.createWebhook, { limit: 20, windowMs: 60 * MINUTE });
+    assert.deepEqual(config.rateLimitPolicies.password, { limit: 10, windowMs: 15 * MINUTE }, 'CONTRACT §8.3: 10/15m');
     assert.deepEqual(config.rateLimitExempt, []);
     assert.equal(config.rateLimitIpv6Prefix, 64);
     assert.equal(config.trustProxy, false);
