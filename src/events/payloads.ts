@@ -9,7 +9,7 @@ import type { LinkDetailsRecord, NewLink } from '../links/link-store.ts';
 import type { LinkDetails } from '../links/link-details-schema.ts';
 import type { EventType, VisitEventItem } from './events.ts';
 import { codeOf, domainOf, UNLOCKED } from '../links/link-key.ts';
-import { storedRules } from '../links/stored-rules.ts';
+import { rulesFromJson } from '../links/rules.ts';
 
 /** A new event's identity: its `webhook-id` on every delivery attempt (Standard Webhooks' `msg_` form). */
 export function newEventId(): string {
@@ -40,8 +40,7 @@ export function linkDetailsData(link: LinkDetailsRecord): LinkDetailsData {
 
 /** Stored rules (JSON text of `{if, to}` objects) as LinkDetails shows them: `[{If, To}]`. */
 export function rulesData(stored: string | null): LinkDetailsData['Rules'] {
-  if (stored === null) return [];
-  return storedRules(stored).map((rule) => ({ If: rule.if, To: rule.to }));
+  return rulesFromJson(stored).map((rule) => ({ If: rule.if as LinkDetailsData['Rules'][number]['If'], To: rule.to }));
 }
 
 /** `data` of link.created: the new link as it was inserted (no access yet). */
