@@ -8,6 +8,7 @@ import { createAdminService } from './admin/admin-service.ts';
 import type { Config } from './config.ts';
 import type { LiveEventsHub } from './events/live-events.ts';
 import { setUpAccountsAndLinks } from './features/accounts-and-links.ts';
+import { registerDomainsForOwners, setUpDomains } from './features/domains.ts';
 import { createHttpShell } from './features/http-shell.ts';
 import { setUpLiveEvents } from './features/live-events.ts';
 import { setUpRateLimits } from './features/rate-limits.ts';
@@ -68,7 +69,9 @@ export async function buildApp({
   const { live, events } = await setUpLiveEvents(app, { config, store, clock, live: givenLive });
   const limits = await setUpRateLimits(app, { config, counters });
   const { rateLimits } = limits;
+  const domains = await setUpDomains(app, { config, store, clock });
   const { accounts, links, authenticate } = setUpAccountsAndLinks(app, { config, store, clock, events, rateLimits });
+  registerDomainsForOwners(app, { domains, authenticate });
   const visitOf = setUpStats(app, { config, store, clock, authenticate, rateLimits });
   registerResolveRoutes(app, {
     links, rateLimits, redirectStatus: config.redirectStatus, visitOf, onVisit: (visit) => metrics.visitRecorded(visit.bot),
@@ -83,7 +86,7 @@ export async function buildApp({
   });
   if (config.adminToken !== undefined) {
     const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid), events: events.links });
-    registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl });
+    registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl, domains: domains.service });
   }
   setUpWebhooks(app, { config, store, clock, authenticate, rateLimits, metrics, options: webhookOptions });
   registerHealthRoutes(app, {
