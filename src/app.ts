@@ -8,6 +8,7 @@ import { createAdminService } from './admin/admin-service.ts';
 import type { Config } from './config.ts';
 import type { LiveEventsHub } from './events/live-events.ts';
 import { setUpAccountsAndLinks } from './features/accounts-and-links.ts';
+import { registerDomainsForOwners, setUpDomains } from './features/domains.ts';
 import { createHttpShell } from './features/http-shell.ts';
 import { setUpLiveEvents } from './features/live-events.ts';
 import { setUpRateLimits } from './features/rate-limits.ts';
@@ -22,7 +23,6 @@ import { registerMetricsRoute } from './http/routes/metrics.ts';
 import { registerResolveRoutes } from './http/routes/resolve.ts';
 import type { RateLimitCounters } from './rate-limit/create-counters.ts';
 import type { Store } from './store/store.ts';
-import { createDomainRegistry } from './domains/domain-registry.ts';
 import { registerWebRoutes } from './web/routes.ts';
 
 export interface AppDeps {
@@ -69,16 +69,12 @@ export async function buildApp({
   const { live, events } = await setUpLiveEvents(app, { config, store, clock, live: givenLive });
   const limits = await setUpRateLimits(app, { config, counters });
   const { rateLimits } = limits;
-  const domains = await createDomainRegistry({
-    store: store.domains,
-    baseUrl: config.baseUrl,
-    onError: (error) => app.log.warn({ err: error }, 'domains: reading the table failed; the last one read is kept'),
-  });
-  app.addHook('onClose', async () => domains.close());
-  const { accounts, links, authenticate } = setUpAccountsAndLinks(app, { config, store, clock, events, rateLimits, domains });
-  const { visitOf, classify } = setUpStats(app, { config, store, clock, authenticate, rateLimits, domains });
+  const domains = await setUpDomains(app, { config, store, clock });
+  const { accounts, links, authenticate } = setUpAccountsAndLinks(app, { config, store, clock, events, rateLimits, domains: domains.registry });
+  registerDomainsForOwners(app, { domains, authenticate });
+  const { visitOf, classify } = setUpStats(app, { config, store, clock, authenticate, rateLimits, domains: domains.registry });
   registerResolveRoutes(app, {
-    links, rateLimits, redirectStatus: config.redirectStatus, domains, visitOf, classify, onVisit: (visit) => metrics.visitRecorded(visit.bot),
+    links, rateLimits, redirectStatus: config.redirectStatus, domains: domains.registry, visitOf, classify, onVisit: (visit) => metrics.visitRecorded(visit.bot),
   });
   registerEventRoutes(app, {
     live,
@@ -90,7 +86,7 @@ export async function buildApp({
   });
   if (config.adminToken !== undefined) {
     const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid), events: events.links });
-    registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl });
+    registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl, domains: domains.service });
   }
   setUpWebhooks(app, { config, store, clock, authenticate, rateLimits, metrics, options: webhookOptions });
   registerHealthRoutes(app, {
@@ -98,7 +94,7 @@ export async function buildApp({
     isClosing: stopping,
   });
   registerMetricsRoute(app, { metrics, token: config.metricsToken });
-  registerWebRoutes(app, { baseUrl: config.baseUrl, domains });
+  registerWebRoutes(app, { baseUrl: config.baseUrl, domains: domains.registry });
   await registerDocs(app);
   return app;
 }

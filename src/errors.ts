@@ -34,6 +34,10 @@ export const ErrorCode = {
   ApiKeyNotFound: 'api_key_not_found',
   /** The request's API key has no scope for this operation, or the operation takes the access code only. */
   KeyNotAllowed: 'key_not_allowed',
+  /** No registered domain has this host (administration). */
+  DomainNotFound: 'domain_not_found',
+  /** The domain cannot be removed while links use it. */
+  DomainInUse: 'domain_in_use',
   /** No live link has this shortcode. */
   LinkNotFound: 'link_not_found',
   /** The chosen shortcode is held by another link. */

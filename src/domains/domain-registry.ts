@@ -96,9 +96,20 @@ export async function createDomainRegistry({
     everything = Object.freeze([nextDefault, ...registered]);
   }
 
+  let queued: Promise<void> | undefined;
+
   function refresh(): Promise<void> {
-    refreshing ??= store.listDomains().then(install).finally(() => (refreshing = undefined));
-    return refreshing;
+    if (refreshing === undefined) {
+      refreshing = store.listDomains().then(install).finally(() => (refreshing = undefined));
+      return refreshing;
+    }
+    // The read in flight may have begun before the caller's change (a domain just put here):
+    // one more read after it, shared by every caller meanwhile, is sure to see it.
+    queued ??= refreshing.catch(() => {}).then(() => {
+      queued = undefined;
+      return refresh();
+    });
+    return queued;
   }
 
   await refresh();

@@ -27,6 +27,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   [ErrorCode.AccountDisabled]: 403,
   [ErrorCode.MethodNotAllowed]: 405,
   [ErrorCode.ShortcodeTaken]: 409,
+  [ErrorCode.DomainNotFound]: 404,
+  [ErrorCode.DomainInUse]: 409,
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.StorageUnavailable]: 503,
 };

@@ -13,6 +13,8 @@ export const Operation = {
   RotateAccessCode: 'rotate access code',
   DeleteAccount: 'delete account',
   Administer: 'administer',
+  /** Every domain route, the administrator's and the owner's (CONTRACT §8). */
+  ManageDomains: 'manage domains',
   /** Every `/v1/webhooks…` call (CONTRACT §2 names one operation for all of them). */
   ManageWebhooks: 'manage webhooks',
   Other: 'handle request',

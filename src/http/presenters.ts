@@ -6,7 +6,8 @@
 import type { Account as AccountRecord } from '../accounts/account-service.ts';
 import type { AdminAccount as AdminAccountRecord } from '../store/admin.ts';
 import type { LinkDetailsRecord, LinkRecord } from '../store/store.ts';
-import type { Account, AdminAccount, Link, LinkDetails } from './schemas.ts';
+import type { Account, AdminAccount, AdminDomain, Domain, Link, LinkDetails } from './schemas.ts';
+import type { DomainRecord, DomainWithLinks } from '../domains/domain-store.ts';
 import { linkDetailsData } from '../events/payloads.ts';
 
 export function linkBody(link: LinkRecord): Link {
@@ -32,4 +33,22 @@ export function adminAccountBody(account: AdminAccountRecord): AdminAccount {
     Links: account.linkCount,
     Disabled: account.disabled,
   };
+}
+
+/** A domain for the administrator, keys in the contract's order (§8.1). */
+export function adminDomainBody(domain: DomainWithLinks): AdminDomain {
+  return {
+    Host: domain.host,
+    Origin: domain.origin,
+    NotFoundUrl: domain.notFoundUrl,
+    RootUrl: domain.rootUrl,
+    ExpiredUrl: domain.expiredUrl,
+    Links: domain.links,
+    DateCreated: domain.dateCreated,
+  };
+}
+
+/** A domain for an account: what it needs to pick one and build its short URLs. */
+export function domainBody(domain: Pick<DomainRecord, 'host' | 'origin'>): Domain {
+  return { Host: domain.host, Origin: domain.origin };
 }

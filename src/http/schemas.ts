@@ -526,3 +526,46 @@ export const ApiKeyIdQuery = Type.Object({
   id: Type.Optional(Type.String({ description: 'The key\'s id (required)' })),
   auth: AUTH,
 });
+
+const DOMAIN_HOST = Type.String({ description: 'The host name in lower case, without a port (e.g. go.example.com)' });
+const DOMAIN_ORIGIN = Type.String({ description: 'Scheme, host and port as short URLs use them (e.g. https://go.example.com)' });
+const FALLBACK = (what: string) => Type.Union([Type.String(), Type.Null()], { description: `${what}, or null` });
+
+export const DomainSchema = Type.Object(
+  { Host: DOMAIN_HOST, Origin: DOMAIN_ORIGIN },
+  { $id: 'Domain', description: 'A domain short links may use: its short URLs are `Origin + "/" + ShortCode`' },
+);
+
+/** A domain on the wire of `GET /v1/domains`. */
+export type Domain = Static<typeof DomainSchema>;
+
+export const AdminDomainSchema = Type.Object(
+  {
+    Host: DOMAIN_HOST,
+    Origin: DOMAIN_ORIGIN,
+    NotFoundUrl: FALLBACK('Where a visit to an unknown shortcode of this domain is sent (302)'),
+    RootUrl: FALLBACK('Where a visit to `/` of this domain is sent (302)'),
+    ExpiredUrl: FALLBACK('Where a visit to an expired, used-up or disabled link of this domain is sent (302)'),
+    Links: Type.Integer({ description: 'How many links the domain holds now' }),
+    DateCreated: Type.Union([Type.String(), Type.Null()], { description: 'When it was registered (UTC); null for the default domain (BASE_URL\'s)' }),
+  },
+  { $id: 'AdminDomain', description: 'A domain as an administrator sees it, with its fallbacks' },
+);
+
+/** A domain on the wire of `/v1/admin/domain` and `/v1/admin/domains`. */
+export type AdminDomain = Static<typeof AdminDomainSchema>;
+
+const FALLBACK_PARAMETER = (what: string) => Type.String({
+  description: `${what}: an absolute http(s) URL (it may point at this service); empty or omitted for none`,
+});
+
+export const AdminDomainPut = Type.Object({
+  origin: Type.Optional(Type.String({ description: 'The domain\'s origin, like https://go.example.com: scheme, host and optional port, no path (required)' })),
+  not_found_url: Type.Optional(FALLBACK_PARAMETER('Where an unknown shortcode of the domain is sent')),
+  root_url: Type.Optional(FALLBACK_PARAMETER('Where `/` of the domain is sent; not the domain\'s own root')),
+  expired_url: Type.Optional(FALLBACK_PARAMETER('Where an expired, used-up or disabled link of the domain is sent')),
+});
+
+export const AdminDomainDeleteQuery = Type.Object({
+  host: Type.Optional(Type.String({ description: 'The domain\'s host, like go.example.com (required)' })),
+});

@@ -46,6 +46,13 @@ export function instrumentStore(store: Store, metrics: Metrics, observe: Observe
       findApiKeyByHash: timed('findApiKeyByHash', (hash) => store.apiKeys.findApiKeyByHash(hash)),
       recordApiKeyUses: timed('recordApiKeyUses', (uses) => store.apiKeys.recordApiKeyUses(uses)),
     },
+    // Administration and the registry's periodic read: off the request path, timed all the same.
+    domains: {
+      putDomain: timed('putDomain', (domain) => store.domains.putDomain(domain)),
+      listDomains: timed('listDomains', () => store.domains.listDomains()),
+      countLinksByDomain: timed('countLinksByDomain', () => store.domains.countLinksByDomain()),
+      deleteDomain: timed('deleteDomain', (host) => store.domains.deleteDomain(host)),
+    },
     createAccount: timed('createAccount', (account) => store.createAccount(account)),
     findAccountByCodeHash: timed('findAccountByCodeHash', (hash) => store.findAccountByCodeHash(hash)),
     createLink: timed('createLink', (link) => store.createLink(link)),

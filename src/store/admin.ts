@@ -9,6 +9,7 @@
  */
 import type { AccountRecord, NewAccount } from '../accounts/account-store.ts';
 import type { AdminAccount, Administration } from '../admin/administration.ts';
+import type { DomainStore } from '../domains/domain-store.ts';
 import type { LinkDetailsInput, LinkDetailsRecord } from '../links/link-store.ts';
 
 export type { AccountChanges, AdminAccount, Administration, FoundLink, LinkSearch, UpdateAccountResult } from '../admin/administration.ts';
@@ -55,6 +56,9 @@ export type SetMaxLinksResult =
 
 export interface AdminStore extends Administration {
   readonly engine: 'sqlite' | 'postgres';
+
+  /** Registered domains and the default domain's fallbacks, the same calls as the server's Store. */
+  readonly domains: DomainStore;
 
   findAccount(uid: number): Promise<AdminAccount | undefined>;
   createAccount(account: NewAccount): Promise<AccountRecord>;

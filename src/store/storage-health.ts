@@ -45,7 +45,7 @@ export interface StorageHealthOptions {
  * as `/readyz` answering 200 on a full disk when a fold ran in between); the resolutions
  * that feed it are writes of their own.
  */
-const WRITES: Readonly<Record<Exclude<keyof Store, 'engine' | 'webhooks' | 'streamSlots' | 'apiKeys' | 'ping' | 'close' | 'watchCounts'>, boolean>> = {
+const WRITES: Readonly<Record<Exclude<keyof Store, 'engine' | 'webhooks' | 'streamSlots' | 'apiKeys' | 'domains' | 'ping' | 'close' | 'watchCounts'>, boolean>> = {
   createAccount: true,
   findAccountByCodeHash: false,
   createLink: true,

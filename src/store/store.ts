@@ -7,6 +7,7 @@
  */
 import type { AccountStore } from '../accounts/account-store.ts';
 import type { ApiKeyStore } from '../accounts/api-key-store.ts';
+import type { DomainStore } from '../domains/domain-store.ts';
 import type { Administration } from '../admin/administration.ts';
 import type { LinkStore } from '../links/link-store.ts';
 import type { StatsStore } from '../stats/stats-store.ts';
@@ -49,6 +50,9 @@ export interface Store extends AccountStore, LinkStore, StatsStore, Administrati
 
   /** API keys (CONTRACT §8.5): an account's keys, found by digest; deleting the account removes them. */
   readonly apiKeys: ApiKeyStore;
+
+  /** Registered domains and the default domain's fallbacks (CONTRACT §8.1). */
+  readonly domains: DomainStore;
 
   /**
    * Resolves when the database answers a trivial query; with `write`, when it also commits a

@@ -12,7 +12,7 @@ import type {
 
 /** One call the store received: the method's name and its arguments. */
 export interface StoreCall {
-  readonly method: Exclude<keyof Store, 'engine' | 'webhooks' | 'streamSlots'>;
+  readonly method: Exclude<keyof Store, 'engine' | 'webhooks' | 'streamSlots' | 'domains'>;
   readonly args: readonly unknown[];
 }
 
@@ -48,6 +48,9 @@ export function createFakeStore(): FakeStore {
     }),
     apiKeys: new Proxy({} as Store['apiKeys'], {
       get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no API keys (${String(name)})`)),
+    }),
+    domains: new Proxy({} as Store['domains'], {
+      get: (_target, name) => () => Promise.reject(new Error(`the fake store keeps no domains (${String(name)})`)),
     }),
     calls,
     links,

@@ -74,7 +74,7 @@ describe('GET /openapi.json', () => {
     // The admin routes, with their own scheme and never an access code's.
     assert.equal(document.components.securitySchemes.adminToken?.scheme, 'bearer');
     const admin = app.registeredRoutes.filter((route) => route.url.startsWith('/v1/admin/'));
-    assert.equal(admin.length, 4);
+    assert.equal(admin.length, 7);
     for (const { method, url } of admin) {
       const operation = document.paths[url]![method.toLowerCase() as 'get']!;
       assert.deepEqual(operation.security, [{ adminToken: [] }], `${method} ${url}`);

@@ -139,7 +139,7 @@ describe('sqlite store', () => {
       const tables = inspect(file.path, (db) =>
         (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
           .map((row) => row.name));
-      assert.deepEqual(tables, ['accounts', 'api_keys', 'links', 'schema_migrations', 'stats_journal', 'stats_rollups', 'stats_tuples', 'stream_slots', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks']);
+      assert.deepEqual(tables, ['accounts', 'api_keys', 'domains', 'links', 'schema_migrations', 'stats_journal', 'stats_rollups', 'stats_tuples', 'stream_slots', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks']);
     } finally {
       await file.cleanup();
     }

@@ -40,6 +40,24 @@ export interface AdminAccount {
   Disabled: boolean;
 }
 
+/** A domain as an administrator sees it, with its fallbacks */
+export interface AdminDomain {
+  /** The host name in lower case, without a port (e.g. go.example.com) */
+  Host: string;
+  /** Scheme, host and port as short URLs use them (e.g. https://go.example.com) */
+  Origin: string;
+  /** Where a visit to an unknown shortcode of this domain is sent (302), or null */
+  NotFoundUrl: string | null;
+  /** Where a visit to `/` of this domain is sent (302), or null */
+  RootUrl: string | null;
+  /** Where a visit to an expired, used-up or disabled link of this domain is sent (302), or null */
+  ExpiredUrl: string | null;
+  /** How many links the domain holds now */
+  Links: number;
+  /** When it was registered (UTC); null for the default domain (BASE_URL's) */
+  DateCreated: string | null;
+}
+
 /** An API key, without the key itself */
 export interface ApiKey {
   /** The key's id: key_ and 24 hex digits (not secret) */
@@ -112,6 +130,14 @@ export interface Delivery {
   Status: number | null;
   /** Why the attempt failed, or null */
   Error: string | null;
+}
+
+/** A domain short links may use: its short URLs are `Origin + "/" + ShortCode` */
+export interface Domain {
+  /** The host name in lower case, without a port (e.g. go.example.com) */
+  Host: string;
+  /** Scheme, host and port as short URLs use them (e.g. https://go.example.com) */
+  Origin: string;
 }
 
 /** A short link */

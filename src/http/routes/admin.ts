@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminService, Page } from '../../admin/admin-service.ts';
+import type { DomainService } from '../../domains/domain-service.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
 import { Operation } from '../operations.ts';
 import { readParameters } from '../parameters.ts';
@@ -17,6 +18,7 @@ import {
   errorResponses, LinkDetailsSchema, textResponse,
 } from '../schemas.ts';
 import { PLAIN_TEXT } from '../send-error.ts';
+import { registerAdminDomainRoutes } from './domains.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,12 +34,14 @@ export interface AdminRoutesDeps {
   readonly rateLimits: RateLimitChecks;
   /** BASE_URL, for the `Link: <…>; rel="next"` of paged lists. */
   readonly baseUrl: string;
+  /** Domain administration (CONTRACT §8.1), behind the same token. */
+  readonly domains: DomainService;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** The texts an audit line may carry about a request's target: short, and never the token. */
-const TARGET_PARAMETERS = ['uid', 'max_links', 'disabled', 'short', 'host', 'q', 'limit', 'cursor'] as const;
+const TARGET_PARAMETERS = ['uid', 'max_links', 'disabled', 'short', 'host', 'origin', 'q', 'limit', 'cursor'] as const;
 
 function auditTarget(request: FastifyRequest): string {
   const sources = [request.query, request.body].filter((source): source is Record<string, unknown> => typeof source === 'object' && source !== null);
@@ -68,7 +72,7 @@ const PAGED_HEADERS = {
   Link: { type: 'string', description: 'RFC 8288 `<…?cursor=…>; rel="next"` when more remain' },
 };
 
-export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLimits, baseUrl }: AdminRoutesDeps): void {
+export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLimits, baseUrl, domains }: AdminRoutesDeps): void {
   const expected = digest(token);
 
   /** The onRequest hook of every admin route: the token, compared in constant time. */
@@ -93,8 +97,8 @@ export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLi
     );
   }
 
-  const route = (action: string) => ({
-    config: { operation: Operation.Administer, auditAction: action },
+  const route = (action: string, operation: string = Operation.Administer) => ({
+    config: { operation, auditAction: action },
     onRequest: authenticateAdmin,
     onResponse: audit,
   });
@@ -184,4 +188,6 @@ export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLi
     await admin.takeDown(short);
     return reply.type(PLAIN_TEXT).send('Success');
   });
+
+  registerAdminDomainRoutes(app, { domains, route });
 }

@@ -8,6 +8,7 @@ import { detailsOf, joinTags, LINK_DETAILS_COLUMNS, type LinkDetailsRow } from '
 import type { AccountRecord, NewAccount } from '../store.ts';
 import { administration } from './administration.ts';
 import { connect, type Sql } from './connection.ts';
+import { prepareDomains } from './domains.ts';
 
 export interface PostgresAdminOptions {
   readonly url: string;
@@ -38,6 +39,7 @@ export async function openPostgresAdminStore(options: PostgresAdminOptions): Pro
 
   return {
     engine: 'postgres',
+    domains: prepareDomains(sql, (work) => Promise.resolve(work())),
 
     findAccount(uid) {
       return findAccount(sql, uid);

@@ -12,6 +12,7 @@ import { countingCalls } from '../counting-calls.ts';
 import { statsCalls } from './stats.ts';
 import { createCounter } from './counting.ts';
 import { prepareApiKeys } from './api-keys.ts';
+import { prepareDomains } from './domains.ts';
 
 export interface PostgresOptions {
   readonly url: string;
@@ -51,6 +52,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     engine: 'postgres',
     webhooks: webhooks.store,
     apiKeys: prepareApiKeys(sql, timed),
+    domains: prepareDomains(sql, timed),
     streamSlots: prepareStreamSlots(sql, timed),
     ...accounts.calls,
     ...links.calls,

@@ -9,6 +9,7 @@ import type { AccountRecord, NewAccount } from '../store.ts';
 import { accountOf, prepareAdministration } from './administration.ts';
 import { GIVE_BACK_SLOT, TAKE_SLOT } from './cap.ts';
 import { connect } from './connection.ts';
+import { prepareDomains } from './domains.ts';
 
 export interface SqliteAdminOptions {
   readonly path: string;
@@ -60,6 +61,7 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
 
   return {
     engine: 'sqlite',
+    domains: prepareDomains(db, async (work) => work(), async (work) => transaction(work)),
 
     async findAccount(uid) {
       return findAccount(uid);

@@ -21,6 +21,7 @@ import { countingCalls } from '../counting-calls.ts';
 import { statsCalls } from './stats.ts';
 import { createCounter } from './counting.ts';
 import { prepareApiKeys } from './api-keys.ts';
+import { prepareDomains } from './domains.ts';
 
 export interface SqliteOptions {
   /** File path, or `:memory:`. Missing parent folders are created. */
@@ -157,6 +158,7 @@ export async function openSqliteStore(options: SqliteOptions): Promise<Store> {
     engine: 'sqlite',
     webhooks: webhooks.store,
     apiKeys,
+    domains: prepareDomains(db, read, (work) => writes.run(work)),
     streamSlots: prepareStreamSlots(db, read, writes),
     ...accountCalls(engine),
     ...linkCalls(engine),
