@@ -9,9 +9,10 @@ import type { LinkDetailsRecord, LinkRecord } from '../store/store.ts';
 import type { Account, AdminAccount, AdminDomain, Domain, Link, LinkDetails } from './schemas.ts';
 import type { DomainRecord, DomainWithLinks } from '../domains/domain-store.ts';
 import { linkDetailsData } from '../events/payloads.ts';
+import { codeOf } from '../links/link-key.ts';
 
 export function linkBody(link: LinkRecord): Link {
-  return { ShortCode: link.shortCode, PointsTo: link.pointsTo, CreatedBy: link.createdBy, Accesses: link.accesses };
+  return { ShortCode: codeOf(link.shortCode), PointsTo: link.pointsTo, CreatedBy: link.createdBy, Accesses: link.accesses };
 }
 
 /** The owner's view of a link (LinkDetails), keys in the contract's order. */

@@ -23,7 +23,7 @@ export const RuleSchema = Type.Object(
     ),
     To: Type.String({ description: 'Where a visit that meets the conditions is sent' }),
   },
-  { $id: 'LinkRule', description: 'A redirect rule' },
+  { description: 'A redirect rule' },
 );
 
 export const LinkDetailsSchema = Type.Object(
