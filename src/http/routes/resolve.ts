@@ -194,6 +194,16 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
       ...errorResponses(Operation.ResolveLink, [429, 503]),
     },
   });
+  /** Whether `key` names a live protected link (read without counting). */
+  async function isProtected(key: string): Promise<boolean> {
+    try {
+      return (await links.peek(key)).refused === 'password';
+    } catch (error) {
+      if (error instanceof DomainError && (error.code === ErrorCode.LinkNotFound || error.code === ErrorCode.LinkGone)) return false;
+      throw error;
+    }
+  }
+
   /** A fallback of the domain (CONTRACT §8.1): 302 there, nothing counted. */
   const fallback = (reply: FastifyReply, url: string) => reply.code(302).header('location', new URL(url).href).header('cache-control', 'private, no-cache').send();
 
@@ -203,6 +213,8 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
     const domain = domains.forHost(request.headers.host);
     const key = domain.isDefault ? request.params.code : linkKey(domain.host, request.params.code);
     const password = form ? passwordOf(request.body) : undefined;
+    // A POST is the password form's; anywhere but at a protected link it is no route at all.
+    if (form && !(await isProtected(key))) return reply.callNotFound();
     let found: [ResolvedLink, Visit | undefined];
     try {
       found = await find(request, key, count, password);
