@@ -101,12 +101,12 @@ describe('client against a running server', () => {
     await client.createLink('https://example.com/1', { short: 'client-list-1' });
     await client.createLink('https://example.com/2', { short: 'client-list-2' });
     const list: LinkDetails[] = await client.listLinks();
-    const none = { Title: null, Tags: [], ExpiresAt: null, MaxVisits: null };
+    const none = { Title: null, Tags: [], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [] };
     assert.deepEqual(list, [
       { ShortCode: 'client-list-1', PointsTo: 'https://example.com/1', CreatedBy: account.Uid, Accesses: 0, DateCreated: list[0]!.DateCreated, ...none },
       { ShortCode: 'client-list-2', PointsTo: 'https://example.com/2', CreatedBy: account.Uid, Accesses: 0, DateCreated: list[1]!.DateCreated, ...none },
     ]);
-    assert.deepEqual(Object.keys(list[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits']);
+    assert.deepEqual(Object.keys(list[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules']);
   });
 
   test('createLink takes the details, updateLink edits and clears them, listLinksPage follows the cursor', async () => {

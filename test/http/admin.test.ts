@@ -12,7 +12,7 @@ import { appFor, assertError, createLinkOk, JSON_TYPE, listLinks, resolve, TEXT 
 
 const TOKEN = 'T0ken-for-the-admin-tests_0123456789abcdef';
 const ADMIN_KEYS = ['Uid', 'DateCreated', 'MaxLinks', 'Links', 'Disabled'];
-const DETAILS_KEYS = ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits'];
+const DETAILS_KEYS = ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules'];
 
 function admin(app: FastifyInstance, method: 'GET' | 'PATCH' | 'DELETE', url: string, query: Record<string, string> = {}, token = TOKEN) {
   return app.inject({ method, url, query, headers: { authorization: `Bearer ${token}` } });
@@ -214,7 +214,7 @@ describe('GET /v1/admin/links', () => {
     assert.deepEqual(Object.keys(first), DETAILS_KEYS);
     assert.deepEqual({ ...first, DateCreated: '' }, {
       ShortCode: 'bad-one', PointsTo: 'https://phish.example/login', CreatedBy: one.uid, Accesses: 0, DateCreated: '',
-      Title: null, Tags: [], ExpiresAt: null, MaxVisits: null,
+      Title: null, Tags: [], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
     });
     assert.deepEqual(codes(await admin(app, 'GET', '/v1/admin/links', { host: 'bücher.example' })), ['books-1']);
     assert.deepEqual(codes(await admin(app, 'GET', '/v1/admin/links', { host: 'xn--bcher-kva.example' })), ['books-1']);
