@@ -38,7 +38,10 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
  * package runs on the Node that installed it; bin/shortlink.js).
  */
 export const SERVER_NODE_MAJOR = 24;
-const NEEDS_SERVER_NODE: ReadonlySet<Command> = new Set([GROUPS[0]!, GROUPS[2]!].flatMap((group) => group.commands));
+// By title, not position: a group inserted before them once made this name the API keys instead.
+const NEEDS_SERVER_NODE: ReadonlySet<Command> = new Set(
+  GROUPS.filter((group) => group.title === 'Server' || group.title.startsWith('Administration')).flatMap((group) => group.commands),
+);
 
 const COMMANDS = new Map(GROUPS.flatMap((group) => group.commands.map((command) => [command.name, command] as const)));
 /** Words that only open a group of commands: `account`, `admin`. */
