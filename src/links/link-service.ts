@@ -11,6 +11,7 @@ import type { LinkEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
 import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
+import { canonicalHost } from './host-rules.ts';
 import { fixedDomainRegistry, type DomainRegistry } from '../domains/domain-registry.ts';
 import { codeOf, linkKey, UNLOCKED } from './link-key.ts';
 import { parseRules, rulesJson } from './rules.ts';
@@ -206,12 +207,15 @@ export function createLinkService({
   store, clock, ownOrigin, blockedHosts = [], selfHosts = [], events, domains = fixedDomainRegistry(ownOrigin), forwardQueryDefault = false,
 }: LinkServiceDeps): LinkService {
   const nowIso = isoClock(clock);
-  // The loop rule covers every registered domain (CONTRACT §8.1): rebuilt when they change.
-  let loopHosts = { registered: domains.registeredHosts(), all: selfHosts };
+  // The loop rule covers every registered domain, whatever the target's scheme or port
+  // (CONTRACT §8.1); BASE_URL's own origin and SELF_HOSTS keep §5's origin comparison.
   function checkTarget(url: string): string {
+    const checked = validateTargetUrl(url, ownOrigin, blockedHosts, selfHosts);
     const registered = domains.registeredHosts();
-    if (registered !== loopHosts.registered) loopHosts = { registered, all: Object.freeze([...selfHosts, ...registered]) };
-    return validateTargetUrl(url, ownOrigin, blockedHosts, loopHosts.all);
+    if (registered.length > 0 && registered.includes(canonicalHost(new URL(checked).hostname))) {
+      throw invalid('url must not point back at this service');
+    }
+    return checked;
   }
   const keyOf = (shortCode: string, domain: string | undefined): string => {
     const named = domains.named(domain);
