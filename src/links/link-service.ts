@@ -152,10 +152,13 @@ const GONE_REASONS: Readonly<Record<GoneRefusal, string>> = {
 /** A link that exists but no longer resolves (410), and why, for the page a browser gets. */
 export class LinkGoneError extends DomainError {
   readonly refusal: GoneRefusal;
+  /** Whether a password protects the link (its form's POST is then still a route: it answers the gone page). */
+  readonly protectedLink: boolean;
 
-  constructor(refusal: GoneRefusal) {
+  constructor(refusal: GoneRefusal, protectedLink = false) {
     super(ErrorCode.LinkGone, GONE_REASONS[refusal]);
     this.refusal = refusal;
+    this.protectedLink = protectedLink;
   }
 }
 
@@ -173,7 +176,7 @@ export class PasswordError extends DomainError {
 /** The link of a resolution, or the 404/410 it amounts to (a password refusal is the caller's). */
 function live(link: ResolvedLink | undefined): ResolvedLink {
   if (link === undefined) throw notFound();
-  if (link.refused !== undefined && link.refused !== 'password') throw new LinkGoneError(link.refused);
+  if (link.refused !== undefined && link.refused !== 'password') throw new LinkGoneError(link.refused, (link.routing?.passwordHash ?? null) !== null);
   return link;
 }
 
