@@ -11,6 +11,7 @@ import type { LinkEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
 import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
+import { canonicalHost } from './host-rules.ts';
 import { fixedDomainRegistry, type DomainRegistry } from '../domains/domain-registry.ts';
 import { codeOf, domainOf, linkKey, UNLOCKED } from './link-key.ts';
 import { parseRules, rulesJson } from './rules.ts';
@@ -151,10 +152,13 @@ const GONE_REASONS: Readonly<Record<GoneRefusal, string>> = {
 /** A link that exists but no longer resolves (410), and why, for the page a browser gets. */
 export class LinkGoneError extends DomainError {
   readonly refusal: GoneRefusal;
+  /** Whether a password protects the link (its form's POST is then still a route: it answers the gone page). */
+  readonly protectedLink: boolean;
 
-  constructor(refusal: GoneRefusal) {
+  constructor(refusal: GoneRefusal, protectedLink = false) {
     super(ErrorCode.LinkGone, GONE_REASONS[refusal]);
     this.refusal = refusal;
+    this.protectedLink = protectedLink;
   }
 }
 
@@ -172,7 +176,7 @@ export class PasswordError extends DomainError {
 /** The link of a resolution, or the 404/410 it amounts to (a password refusal is the caller's). */
 function live(link: ResolvedLink | undefined): ResolvedLink {
   if (link === undefined) throw notFound();
-  if (link.refused !== undefined && link.refused !== 'password') throw new LinkGoneError(link.refused);
+  if (link.refused !== undefined && link.refused !== 'password') throw new LinkGoneError(link.refused, (link.routing?.passwordHash ?? null) !== null);
   return link;
 }
 
@@ -206,12 +210,15 @@ export function createLinkService({
   store, clock, ownOrigin, blockedHosts = [], selfHosts = [], events, domains = fixedDomainRegistry(ownOrigin), forwardQueryDefault = false,
 }: LinkServiceDeps): LinkService {
   const nowIso = isoClock(clock);
-  // The loop rule covers every registered domain (CONTRACT §8.1): rebuilt when they change.
-  let loopHosts = { registered: domains.registeredHosts(), all: selfHosts };
+  // The loop rule covers every registered domain, whatever the target's scheme or port
+  // (CONTRACT §8.1); BASE_URL's own origin and SELF_HOSTS keep §5's origin comparison.
   function checkTarget(url: string): string {
+    const checked = validateTargetUrl(url, ownOrigin, blockedHosts, selfHosts);
     const registered = domains.registeredHosts();
-    if (registered !== loopHosts.registered) loopHosts = { registered, all: Object.freeze([...selfHosts, ...registered]) };
-    return validateTargetUrl(url, ownOrigin, blockedHosts, loopHosts.all);
+    if (registered.length > 0 && registered.includes(canonicalHost(new URL(checked).hostname))) {
+      throw invalid('url must not point back at this service');
+    }
+    return checked;
   }
   const keyOf = (shortCode: string, domain: string | undefined): string => {
     const named = domains.named(domain);

@@ -194,12 +194,17 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
       ...errorResponses(Operation.ResolveLink, [429, 503]),
     },
   });
-  /** Whether `key` names a live protected link (read without counting). */
+  /**
+   * Whether `key` names a protected link (read without counting). One that is gone (expired,
+   * used up, disabled) counts too: its form may still be open in a browser, and the post must
+   * answer the gone page or ExpiredUrl as its GET would, not the unknown-route 404.
+   */
   async function isProtected(key: string): Promise<boolean> {
     try {
       return (await links.peek(key)).refused === 'password';
     } catch (error) {
-      if (error instanceof DomainError && (error.code === ErrorCode.LinkNotFound || error.code === ErrorCode.LinkGone)) return false;
+      if (error instanceof LinkGoneError) return error.protectedLink;
+      if (error instanceof DomainError && error.code === ErrorCode.LinkNotFound) return false;
       throw error;
     }
   }
