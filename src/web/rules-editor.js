@@ -1,6 +1,6 @@
 // The rules editor of the create form and of the edit dialog (`link-rules…`, `edit-rules…` in
 // index.html): a numbered list of rules, each with its conditions and target, and buttons to
-// add, remove and move them (real buttons, named "Move rule 2 up" and so on); and the preview
+// add, remove and move them (real buttons, named "Move rule 2 Up" and so on); and the preview
 // line "A visitor … goes to …" for a visitor picked in small fields under it. The drafts are
 // the state; the list is drawn again from them after every add, remove or move.
 import { announce, byId } from './dom.js';
@@ -188,10 +188,10 @@ export function createRulesEditor(prefix) {
     );
     const actions = document.createElement('div');
     actions.className = 'rule-actions';
-    const up = ruleButton('up', `Move rule ${n} `, 'up', '');
+    const up = ruleButton('up', `Move rule ${n} `, 'Up', '');
     up.disabled = i === 0;
     up.addEventListener('click', () => move(i, -1, 'up'));
-    const down = ruleButton('down', `Move rule ${n} `, 'down', '');
+    const down = ruleButton('down', `Move rule ${n} `, 'Down', '');
     down.disabled = i === drafts.length - 1;
     down.addEventListener('click', () => move(i, 1, 'down'));
     const remove = ruleButton('remove', '', 'Remove', ` rule ${n}`);

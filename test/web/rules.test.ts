@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { describeError } from '../../src/web/messages.js';
+import type { RuleInput } from '../../src/web/api.js';
 import { draftOf, emptyDraft, listOf, previewText, queryOf, ruleOf, rulesText, targetFor } from '../../src/web/rules.js';
 
 const anyone = { device: '', os: '', country: '', language: '', query: '' };
@@ -35,7 +36,7 @@ describe('rule drafts', () => {
 });
 
 describe('the preview', () => {
-  const rules = [
+  const rules: RuleInput[] = [
     { if: { device: ['mobile'], os: ['ios'] }, to: 'https://example.com/app-store' },
     { if: { os: ['android', 'ios'] }, to: 'https://example.com/phone' },
     { if: { country: ['DE', 'AT'], language: ['de'] }, to: 'https://example.com/de' },
