@@ -3,7 +3,7 @@
 // add, remove and move them (real buttons, named "Move rule 2 Up" and so on); and the preview
 // line "A visitor … goes to …" for a visitor picked in small fields under it. The drafts are
 // the state; the list is drawn again from them after every add, remove or move.
-import { announce, byId } from './dom.js';
+import { announce, byId, withScheme } from './dom.js';
 import { DEVICES, draftOf, emptyDraft, MAX_RULES, OS_FAMILIES, previewText, ruleOf, targetFor, VALUE_NAMES } from './rules.js';
 
 /** @import { LinkDetails } from '../http/schemas.ts' */
@@ -103,7 +103,8 @@ export function createRulesEditor(prefix) {
     query: byId(`${prefix}-preview-query`, HTMLInputElement),
   };
 
-  const rules = () => drafts.map(ruleOf);
+  // A bare host and path as a rule's target gets https:// like the link's own (dom.js withScheme).
+  const rules = () => drafts.map(ruleOf).map((rule) => ({ ...rule, to: withScheme(rule.to) }));
 
   function showPreview() {
     const visitor = {
