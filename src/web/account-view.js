@@ -16,6 +16,7 @@ import {
   showError,
 } from './dom.js';
 import { forgetIntegrations, showLiveState } from './integrations-view.js';
+import { forgetDomains, loadDomains } from './domains.js';
 import { forgetCreate } from './link-create.js';
 import { forgetDelete } from './link-delete.js';
 import { forgetEdit } from './link-edit.js';
@@ -83,7 +84,7 @@ async function signIn(code) {
   session.code = code;
   try {
     session.account = await getAccount();
-    await loadLinks();
+    await Promise.all([loadLinks(), loadDomains()]);
   } catch (error) {
     session.code = null;
     session.account = null;
@@ -102,6 +103,7 @@ function forgetAccount() {
   session.account = null;
   keep(null);
   forgetLinks();
+  forgetDomains();
   forgetCreate();
   forgetEdit();
   forgetDelete();
@@ -187,6 +189,7 @@ async function createAccount() {
     return;
   }
   showLinks([]);
+  void loadDomains();
   renderAccount();
   showSignedIn(true);
   listen();

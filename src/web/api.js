@@ -3,13 +3,35 @@
 import { describeError } from './messages.js';
 import { session } from './session.js';
 
-/** @import { Account, ApiKey, CreatedApiKey, CreatedWebhook, Delivery, Link, LinkDetails, Statistics, Webhook } from '../http/schemas.ts' */
+/** @import { Account, ApiKey, CreatedApiKey, CreatedWebhook, Delivery, Domain, Link, LinkDetails, Statistics, Webhook } from '../http/schemas.ts' */
 
 /**
- * What a create or an edit sends. On an edit an empty string clears that field; on a create
- * an empty field is simply left out.
- * @typedef {{ url?: string, short?: string, title?: string, tags?: string, expires?: string, max_visits?: string }} LinkFields
+ * One redirect rule as create and edit take it (CONTRACT §8.2).
+ * @typedef {{ if: Record<string, string[] | Record<string, string[]>>, to: string }} RuleInput
  */
+
+/**
+ * What a create or an edit sends. On an edit an empty string clears that field (`rules` []
+ * clears them, `password` '' removes it); on a create an empty field is simply left out.
+ * @typedef {{ url?: string, short?: string, title?: string, tags?: string, expires?: string, max_visits?: string,
+ *   domain?: string, forward_query?: 'true' | 'false', rules?: RuleInput[], password?: string }} LinkFields
+ */
+
+/**
+ * What addresses one link: its shortcode and its domain (null or absent: the default domain).
+ * Every call about one link sends both, or it would reach the default domain's link of the
+ * same code.
+ * @typedef {{ ShortCode: string, Domain?: string | null }} LinkId
+ */
+
+/**
+ * The parameters naming a link: `short`, and `domain` when it is not the default's.
+ * @param {LinkId} link
+ * @returns {{ short: string, domain?: string }}
+ */
+export function linkParams(link) {
+  return typeof link.Domain === 'string' && link.Domain !== '' ? { short: link.ShortCode, domain: link.Domain } : { short: link.ShortCode };
+}
 
 /** One page of the owner's links and the cursor of the next, if more remain. @typedef {{ links: LinkDetails[], next: string | null }} LinkPage */
 
@@ -144,15 +166,17 @@ export async function getAccount() {
 
 /**
  * One page of the signed-in account's links in `order` (the API's default, oldest first,
- * when left out), filtered by `q` (text) and `tag` (comma-separated, all must match) when given.
- * @param {{ q?: string, tag?: string, order?: Order, limit: number, cursor?: string | null }} options
+ * when left out), filtered by `q` (text), `tag` (comma-separated, all must match) and
+ * `domain` (a host) when given.
+ * @param {{ q?: string, tag?: string, domain?: string, order?: Order, limit: number, cursor?: string | null }} options
  * @returns {Promise<LinkPage>}
  */
-export async function listLinks({ q = '', tag = '', order = 'oldest', limit, cursor = null }) {
+export async function listLinks({ q = '', tag = '', domain = '', order = 'oldest', limit, cursor = null }) {
   /** @type {Record<string, string>} */
   const params = { limit: String(limit) };
   if (q !== '') params.q = q;
   if (tag !== '') params.tag = tag;
+  if (domain !== '') params.domain = domain;
   if (order !== 'oldest') params.order = order;
   if (cursor !== null) params.cursor = cursor;
   const { text, headers } = await exchange('GET', '/v1/links', { params });
@@ -192,12 +216,18 @@ export async function createLinks(items) {
 
 /**
  * Changes a link's fields: only those given; an empty string clears one.
- * @param {string} short
+ * @param {LinkId} link
  * @param {LinkFields} fields
  * @returns {Promise<LinkDetails>} the link as it now is
  */
-export async function updateLink(short, fields) {
-  return parseJson(await call('PATCH', '/v1/link', { body: { short, ...fields } }));
+export async function updateLink(link, fields) {
+  return parseJson(await call('PATCH', '/v1/link', { body: { ...linkParams(link), ...fields } }));
+}
+
+/** @returns {Promise<Domain[]>} the domains the account may use, the default first */
+export async function listDomains() {
+  const domains = parseJson(await call('GET', '/v1/domains'));
+  return Array.isArray(domains) ? domains : [];
 }
 
 /** @returns {Promise<Account>} the account with its new access code (shown this once) */
@@ -210,9 +240,9 @@ export async function deleteAccount() {
   await call('DELETE', '/v1/account');
 }
 
-/** @param {string} short */
-export async function deleteLink(short) {
-  await call('DELETE', '/v1/link', { params: { short } });
+/** @param {LinkId} link */
+export async function deleteLink(link) {
+  await call('DELETE', '/v1/link', { params: linkParams(link) });
 }
 
 /**
@@ -225,16 +255,16 @@ export async function lookUp(code) {
 }
 
 /**
- * What the statistics are asked for: one link (`short`) or the whole account (none), over a
- * period (`from`, `to`, RFC 3339) by `interval`.
- * @typedef {{ short?: string, from: string, to: string, interval: 'hour' | 'day' | 'month' }} StatsQuery
+ * What the statistics are asked for: one link (`short`, on `domain` when not the default's)
+ * or the whole account (none), over a period (`from`, `to`, RFC 3339) by `interval`.
+ * @typedef {{ short?: string, domain?: string | null, from: string, to: string, interval: 'hour' | 'day' | 'month' }} StatsQuery
  */
 
 /** @param {StatsQuery} query */
-function statsParams({ short, from, to, interval }) {
+function statsParams({ short, domain, from, to, interval }) {
   /** @type {Record<string, string>} */
   const params = { from, to, interval };
-  if (short !== undefined) params.short = short;
+  if (short !== undefined) Object.assign(params, linkParams({ ShortCode: short, Domain: domain }));
   return params;
 }
 

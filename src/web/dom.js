@@ -58,7 +58,7 @@ export function alertText(text) {
  * Shows an error line next to what it concerns, and marks the field invalid.
  * @param {string} id the error element
  * @param {string} text
- * @param {HTMLInputElement | HTMLTextAreaElement} [field]
+ * @param {HTMLElement} [field] an input, or the group it concerns
  */
 export function showError(id, text, field) {
   const element = byId(id);
@@ -231,7 +231,7 @@ export function buttonOf(event) {
 /**
  * Takes a field's error away as soon as the field is edited: the line beside it, its invalid
  * mark, and (when the form shows one) the form's general error, which may have been about it.
- * @param {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} field
+ * @param {HTMLElement} field an input, or a group whose inputs' edits bubble up
  * @param {string} errorId the field's error element
  * @param {string} [formErrorId] the form's general error element, if any
  */

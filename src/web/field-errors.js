@@ -1,6 +1,6 @@
 // Showing a failed call beside the field it concerns: the field comes from the table of
 // messages.js (through explain), the input from the form's id prefix (`link-url`,
-// `edit-max-visits`, `webhook-url`, `key-name`).
+// `edit-max-visits`, `webhook-url`, `key-name`; `link-rules` is the rules editor's group).
 import { explain } from './api.js';
 import { showError } from './dom.js';
 
@@ -12,6 +12,10 @@ const INPUT_SUFFIX = /** @type {Record<string, string>} */ ({
   tags: 'tags',
   expires: 'expires',
   max_visits: 'max-visits',
+  domain: 'domain',
+  forward_query: 'forward-query',
+  rules: 'rules',
+  password: 'password',
   name: 'name',
 });
 
@@ -26,7 +30,9 @@ export function showFieldError(prefix, error, formErrorId) {
   const { field, text } = explain(error);
   const suffix = INPUT_SUFFIX[field];
   const input = suffix === undefined ? null : document.getElementById(`${prefix}-${suffix}`);
-  if (input instanceof HTMLInputElement) {
+  // A hidden input (the domain picker with one domain) cannot take the focus: the form's line.
+  if ((input instanceof HTMLInputElement || input instanceof HTMLSelectElement || input instanceof HTMLFieldSetElement) &&
+    input.closest('[hidden]') === null) {
     const details = input.closest('details');
     if (details !== null) details.open = true;
     showError(`${prefix}-${suffix}-error`, text, input);

@@ -1,5 +1,7 @@
-// The "Shorten a URL" box at the top of the links view: the target and an optional
-// shortcode, with title, tags, expiry and visit limit under "More options". A new attempt
+// The "Shorten a URL" box at the top of the links view: the target, the domain (when there
+// is a choice) and an optional shortcode, with title, tags, expiry and visit limit under
+// "More options", and query forwarding, a password and redirect rules (rules-editor.js) under
+// "Routing and password". A new attempt
 // clears the last result and errors first; the new short link comes with copy and a QR code.
 // "Paste many URLs" below it is link-paste.js's.
 import { createLink } from './api.js';
@@ -17,16 +19,21 @@ import {
   submitterOf,
   withScheme,
 } from './dom.js';
+import { pickedDomain } from './domains.js';
 import { showFieldError } from './field-errors.js';
 import { forgetPaste, wirePasteForm } from './link-paste.js';
 import { reloadLinks, tagsParameter } from './links-list.js';
 import { changed, links, noteDisabled } from './links-state.js';
 import { qrCode } from './qr.js';
+import { createRulesEditor } from './rules-editor.js';
 
 /** @import { LinkFields } from './api.js' */
 
-const FIELDS = ['url', 'short', 'title', 'tags', 'expires', 'max-visits'];
-const ERRORS = [...FIELDS.map((field) => `link-${field}-error`), 'link-form-error'];
+const FIELDS = ['url', 'short', 'title', 'tags', 'expires', 'max-visits', 'password'];
+const ERRORS = [...FIELDS.map((field) => `link-${field}-error`), 'link-domain-error', 'link-forward-query-error', 'link-rules-error', 'link-form-error'];
+
+/** The rules editor, once wired. @type {{ editor: import('./rules-editor.js').RulesEditor | null }} */
+const rules = { editor: null };
 
 /** The last result goes: a new attempt never shows the previous link under its error. */
 function hideResult() {
@@ -53,6 +60,15 @@ function fieldsOf() {
   if (expires !== '') body.expires = expires;
   const maxVisits = byId('link-max-visits', HTMLInputElement).value.trim();
   if (maxVisits !== '') body.max_visits = maxVisits;
+  const domain = pickedDomain();
+  if (domain !== '') body.domain = domain;
+  // Unticked leaves the service's default (FORWARD_QUERY), which is off unless its operator says.
+  if (byId('link-forward-query', HTMLInputElement).checked) body.forward_query = 'true';
+  // The password goes as typed: spaces count, and the service judges its length.
+  const password = byId('link-password', HTMLInputElement).value;
+  if (password !== '') body.password = password;
+  const ruleList = rules.editor?.rules() ?? [];
+  if (ruleList.length > 0) body.rules = ruleList;
   return body;
 }
 
@@ -76,7 +92,9 @@ async function submitLink(event) {
   byId('new-link-qr').replaceChildren(qrCode(shortUrl, `QR code for ${shortUrl}`));
   byId('new-link').hidden = false;
   form.reset();
+  rules.editor?.reset();
   byId('link-options', HTMLDetailsElement).open = false;
+  byId('link-routing', HTMLDetailsElement).open = false;
   if (links.usage.exact) links.usage = { count: links.usage.count + 1, exact: true };
   changed();
   announce(`Short link created: ${shortUrl}`);
@@ -92,7 +110,9 @@ export function forgetCreate() {
   clearErrors(...ERRORS);
   hideResult();
   forgetPaste();
+  rules.editor?.reset();
   byId('link-options', HTMLDetailsElement).open = false;
+  byId('link-routing', HTMLDetailsElement).open = false;
   byId('create-box', HTMLDetailsElement).open = true;
 }
 
@@ -103,6 +123,8 @@ export function wireCreateForm() {
   for (const field of FIELDS) {
     clearErrorOnEdit(byId(`link-${field}`, HTMLInputElement), `link-${field}-error`, 'link-form-error');
   }
+  clearErrorOnEdit(byId('link-rules'), 'link-rules-error', 'link-form-error');
+  rules.editor = createRulesEditor('link');
   byId('copy-new-link', HTMLButtonElement).addEventListener('click', (event) =>
     copyWithFeedback(buttonOf(event), byId('new-link-url').textContent ?? '', 'short link'));
 }

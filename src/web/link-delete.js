@@ -3,7 +3,7 @@
 import { ApiError, deleteLink, messageOf } from './api.js';
 import { announce, busy, byId, clearErrors, showError } from './dom.js';
 import { reloadLinks } from './links-list.js';
-import { changed, links, noteDisabled } from './links-state.js';
+import { changed, linkKey, links, noteDisabled } from './links-state.js';
 
 /** @import { LinkDetails } from '../http/schemas.ts' */
 
@@ -27,7 +27,7 @@ export function openDeleteDialog(chosen) {
     const code = document.createElement('code');
     code.id = 'delete-code';
     code.className = 'wrap-anywhere';
-    code.textContent = one.ShortCode;
+    code.textContent = linkKey(one);
     what.replaceChildren('The short link ', code, ' stops');
     byId('delete-whose').textContent = 'its code becomes';
   }
@@ -41,14 +41,14 @@ async function confirmDelete() {
   if (chosen.length === 0) return;
   const dialog = byId('delete-dialog', HTMLDialogElement);
   clearErrors('delete-error');
-  /** @type {string[]} */
+  /** The keys of the links deleted (links-state.js linkKey). @type {string[]} */
   const gone = [];
   /** @type {unknown} */
   let failure = null;
   await busy(byId('delete-confirm', HTMLButtonElement), async () => {
     for (const link of chosen) {
       try {
-        await deleteLink(link.ShortCode);
+        await deleteLink(link);
       } catch (error) {
         // Already gone (deleted elsewhere): the goal is reached; anything else stops here.
         if (!(error instanceof ApiError && error.status === 404)) {
@@ -56,24 +56,24 @@ async function confirmDelete() {
           break;
         }
       }
-      gone.push(link.ShortCode);
+      gone.push(linkKey(link));
     }
   });
   const removed = new Set(gone);
-  links.list = links.list.filter((l) => !removed.has(l.ShortCode));
-  for (const code of gone) links.selected.delete(code);
+  links.list = links.list.filter((l) => !removed.has(linkKey(l)));
+  for (const key of gone) links.selected.delete(key);
   if (links.usage.exact) links.usage = { count: Math.max(0, links.usage.count - gone.length), exact: true };
   changed();
   if (failure !== null) {
     noteDisabled(failure);
-    dialogState.deleting = chosen.filter((link) => !removed.has(link.ShortCode));
+    dialogState.deleting = chosen.filter((link) => !removed.has(linkKey(link)));
     showError('delete-error', `${gone.length > 0 ? `Deleted ${gone.length}; then: ` : ''}${messageOf(failure)}`);
     return;
   }
   dialogState.deleting = [];
   dialog.close('deleted');
   byId('links-heading').focus();
-  announce(gone.length === 1 ? `Deleted the short link ${gone[0]}.` : `Deleted ${gone.length} short links.`);
+  announce(gone.length === 1 ? `Deleted the short link ${chosen[0]?.ShortCode}.` : `Deleted ${gone.length} short links.`);
   await reloadLinks();
 }
 

@@ -1,5 +1,8 @@
-// The edit dialog of one link: target, title, tags, expiry and visit limit. Only the fields
-// that differ from the link as loaded are sent; an emptied one clears that detail.
+// The edit dialog of one link: target, title, tags, expiry and visit limit, and under
+// "Routing and password" query forwarding, the password (empty keeps it; "Remove the
+// password" takes it off) and the rules (rules-editor.js). Only the fields that differ from
+// the link as loaded are sent; an emptied one clears that detail. The link is addressed by
+// its domain and shortcode.
 import { updateLink } from './api.js';
 import {
   announce,
@@ -14,16 +17,21 @@ import {
 } from './dom.js';
 import { showFieldError } from './field-errors.js';
 import { tagsParameter } from './links-list.js';
-import { changed, links, noteDisabled, STATE_TEXT, stateOf } from './links-state.js';
+import { changed, linkKey, links, noteDisabled, STATE_TEXT, stateOf } from './links-state.js';
+import { createRulesEditor } from './rules-editor.js';
+import { draftOf, ruleOf, rulesText } from './rules.js';
 
 /** @import { LinkDetails } from '../http/schemas.ts' */
 /** @import { LinkFields } from './api.js' */
 
-const FIELDS = ['url', 'title', 'tags', 'expires', 'max-visits'];
-const ERRORS = [...FIELDS.map((field) => `edit-${field}-error`), 'edit-error'];
+const FIELDS = ['url', 'title', 'tags', 'expires', 'max-visits', 'password'];
+const ERRORS = [...FIELDS.map((field) => `edit-${field}-error`), 'edit-forward-query-error', 'edit-rules-error', 'edit-error'];
 
-/** The link the dialog is changing. */
-const dialogState = { editing: /** @type {LinkDetails | null} */ (null) };
+/** The link the dialog is changing, and the rules editor once wired. */
+const dialogState = {
+  editing: /** @type {LinkDetails | null} */ (null),
+  rules: /** @type {import('./rules-editor.js').RulesEditor | null} */ (null),
+};
 
 /** @param {LinkDetails} link */
 export function openEditDialog(link) {
@@ -31,12 +39,21 @@ export function openEditDialog(link) {
   const form = byId('edit-form', HTMLFormElement);
   clearErrors(...ERRORS);
   clearInvalid(form);
-  byId('edit-code').textContent = link.ShortCode;
+  byId('edit-code').textContent = linkKey(link);
   byId('edit-url', HTMLInputElement).value = link.PointsTo;
   byId('edit-title', HTMLInputElement).value = link.Title ?? '';
   byId('edit-tags', HTMLInputElement).value = (link.Tags ?? []).join(', ');
   byId('edit-expires', HTMLInputElement).value = rfc3339ToLocal(link.ExpiresAt ?? null);
   byId('edit-max-visits', HTMLInputElement).value = link.MaxVisits === null || link.MaxVisits === undefined ? '' : String(link.MaxVisits);
+  byId('edit-forward-query', HTMLInputElement).checked = link.ForwardQuery === true;
+  const password = byId('edit-password', HTMLInputElement);
+  password.value = '';
+  password.disabled = false;
+  byId('edit-remove-password', HTMLInputElement).checked = false;
+  byId('edit-remove-password-field').hidden = link.Protected !== true;
+  dialogState.rules?.load(link.Rules ?? []);
+  // Open when the link routes or is protected: what it does shows at once.
+  byId('edit-routing', HTMLDetailsElement).open = link.Protected === true || link.ForwardQuery === true || (link.Rules ?? []).length > 0;
   byId('edit-dialog', HTMLDialogElement).showModal();
   byId('edit-url').focus();
 }
@@ -62,6 +79,13 @@ function changedFields(link) {
   if (expires !== rfc3339ToLocal(link.ExpiresAt ?? null)) fields.expires = localToRfc3339(expires);
   const maxVisits = byId('edit-max-visits', HTMLInputElement).value.trim();
   if (maxVisits !== (link.MaxVisits === null || link.MaxVisits === undefined ? '' : String(link.MaxVisits))) fields.max_visits = maxVisits;
+  const forward = byId('edit-forward-query', HTMLInputElement).checked;
+  if (forward !== (link.ForwardQuery === true)) fields.forward_query = forward ? 'true' : 'false';
+  // Empty keeps the password; "Remove the password" sends '' (which removes it).
+  if (link.Protected === true && byId('edit-remove-password', HTMLInputElement).checked) fields.password = '';
+  else if (byId('edit-password', HTMLInputElement).value !== '') fields.password = byId('edit-password', HTMLInputElement).value;
+  const ruleList = dialogState.rules?.rules() ?? [];
+  if (rulesText(ruleList) !== rulesText((link.Rules ?? []).map((rule) => ruleOf(draftOf(rule))))) fields.rules = ruleList;
   return fields;
 }
 
@@ -82,17 +106,17 @@ async function submitEdit(event) {
   /** @type {LinkDetails} */
   let updated;
   try {
-    updated = await busy(byId('edit-save', HTMLButtonElement), () => updateLink(link.ShortCode, fields));
+    updated = await busy(byId('edit-save', HTMLButtonElement), () => updateLink(link, fields));
   } catch (error) {
     noteDisabled(error);
     showFieldError('edit', error, 'edit-error');
     return;
   }
   dialogState.editing = null;
-  links.list = links.list.map((l) => (l.ShortCode === link.ShortCode ? updated : l));
+  links.list = links.list.map((l) => (linkKey(l) === linkKey(link) ? updated : l));
   dialog.close('saved');
   changed();
-  const button = byId('links').querySelector(`tr[data-code="${CSS.escape(link.ShortCode)}"] [data-action="edit"]`);
+  const button = byId('links').querySelector(`tr[data-key="${CSS.escape(linkKey(link))}"] [data-action="edit"]`);
   if (button instanceof HTMLElement) button.focus();
   else byId('links-heading').focus();
   announce(`Saved the changes to ${link.ShortCode}. It is ${STATE_TEXT[stateOf(updated)].toLowerCase()}.`);
@@ -103,6 +127,7 @@ export function forgetEdit() {
   const form = byId('edit-form', HTMLFormElement);
   form.reset();
   clearInvalid(form);
+  dialogState.rules?.reset();
   byId('edit-dialog', HTMLDialogElement).close();
 }
 
@@ -112,6 +137,19 @@ export function wireEditDialog() {
   for (const field of FIELDS) {
     clearErrorOnEdit(byId(`edit-${field}`, HTMLInputElement), `edit-${field}-error`, 'edit-error');
   }
+  clearErrorOnEdit(byId('edit-rules'), 'edit-rules-error', 'edit-error');
+  clearErrorOnEdit(byId('edit-forward-query', HTMLInputElement), 'edit-forward-query-error', 'edit-error');
+  const remove = byId('edit-remove-password', HTMLInputElement);
+  remove.addEventListener('change', () => {
+    const password = byId('edit-password', HTMLInputElement);
+    password.disabled = remove.checked;
+    if (remove.checked) password.value = '';
+  });
+  dialogState.rules = createRulesEditor('edit');
   byId('edit-cancel', HTMLButtonElement).addEventListener('click', () => byId('edit-dialog', HTMLDialogElement).close('cancel'));
-  byId('edit-dialog', HTMLDialogElement).addEventListener('close', () => { dialogState.editing = null; });
+  byId('edit-dialog', HTMLDialogElement).addEventListener('close', () => {
+    dialogState.editing = null;
+    // The password typed goes with the dialog, whatever way it closed.
+    byId('edit-password', HTMLInputElement).value = '';
+  });
 }

@@ -6,7 +6,7 @@ import { announce, busy, byId, clearErrors, showError } from './dom.js';
 import { openDeleteDialog } from './link-delete.js';
 import { linksCsv } from './links-csv.js';
 import { renderSelection, tagsParameter } from './links-list.js';
-import { changed, links, noteDisabled, shortUrlOf, sortLinks, STATE_TEXT, stateOf } from './links-state.js';
+import { changed, linkKey, links, noteDisabled, shortUrlOf, sortLinks, STATE_TEXT, stateOf } from './links-state.js';
 
 /** @import { LinkDetails } from '../http/schemas.ts' */
 
@@ -15,7 +15,7 @@ const EXPORT_PAGE = 1000;
 
 /** The links ticked, as loaded. */
 export function selectedLinks() {
-  return links.list.filter((link) => links.selected.has(link.ShortCode));
+  return links.list.filter((link) => links.selected.has(linkKey(link)));
 }
 
 /** Adds the typed tags to every selected link (each keeps its own). */
@@ -36,8 +36,8 @@ async function bulkTag() {
       const tags = [...new Set([...(link.Tags ?? []), ...adding])];
       if (tags.length === (link.Tags ?? []).length) continue;
       try {
-        const updated = await updateLink(link.ShortCode, { tags: tags.join(',') });
-        links.list = links.list.map((l) => (l.ShortCode === link.ShortCode ? updated : l));
+        const updated = await updateLink(link, { tags: tags.join(',') });
+        links.list = links.list.map((l) => (linkKey(l) === linkKey(link) ? updated : l));
       } catch (error) {
         noteDisabled(error);
         failures.push(`${link.ShortCode}: ${messageOf(error)}`);
@@ -92,7 +92,7 @@ export function wireLinksBulk() {
   byId('select-all', HTMLInputElement).addEventListener('change', (event) => {
     const on = event.currentTarget instanceof HTMLInputElement && event.currentTarget.checked;
     links.selected.clear();
-    if (on) for (const link of links.list) links.selected.add(link.ShortCode);
+    if (on) for (const link of links.list) links.selected.add(linkKey(link));
     for (const box of byId('links').querySelectorAll('input.select')) {
       if (box instanceof HTMLInputElement) box.checked = on;
     }

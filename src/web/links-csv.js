@@ -17,13 +17,13 @@ export function csvField(value) {
 /**
  * The links as CSV, one row each, with a header.
  * @param {LinkDetails[]} list
- * @param {(code: string) => string} urlOf
+ * @param {(link: LinkDetails) => string} urlOf its short URL (on its domain)
  * @param {(link: LinkDetails) => string} stateText
  */
 export function linksCsv(list, urlOf, stateText) {
   const header = 'short_url,short_code,target,title,tags,created,expires,max_visits,visits,state';
   const rows = list.map((link) => [
-    urlOf(link.ShortCode), link.ShortCode, link.PointsTo, link.Title ?? '', (link.Tags ?? []).join(' '),
+    urlOf(link), link.ShortCode, link.PointsTo, link.Title ?? '', (link.Tags ?? []).join(' '),
     link.DateCreated ?? '', link.ExpiresAt ?? '', link.MaxVisits ?? '', link.Accesses, stateText(link),
   ].map(csvField).join(','));
   return `${[header, ...rows].join('\r\n')}\r\n`;

@@ -23,6 +23,7 @@ import { openEditDialog } from './link-edit.js';
 import {
   changed,
   filtered,
+  linkKey,
   links,
   noteDisabled,
   onLinksChange,
@@ -49,7 +50,7 @@ const SEARCH_DELAY_MS = 300;
 export const loads = {
   started: 0,
   running: 0,
-  /** Visits per shortcode heard from the live stream while a load was running. @type {Map<string, number>} */
+  /** Visits per link (linkKey) heard from the live stream while a load was running. @type {Map<string, number>} */
   visitsDuring: new Map(),
 };
 
@@ -61,17 +62,20 @@ export const loads = {
  */
 export function renderItem(prototype, link, now) {
   const item = /** @type {HTMLTableRowElement} */ (prototype.cloneNode(true));
+  const key = linkKey(link);
   item.dataset.code = link.ShortCode;
-  const url = shortUrlOf(link.ShortCode);
+  if (typeof link.Domain === 'string') item.dataset.domain = link.Domain;
+  item.dataset.key = key;
+  const url = shortUrlOf(link);
   setLink(query(item, '.short-url', HTMLAnchorElement), url);
   query(item, '.target-slot', HTMLElement).replaceWith(linkOrText(link.PointsTo, 'target'));
 
   const select = query(item, '.select', HTMLInputElement);
-  select.checked = links.selected.has(link.ShortCode);
+  select.checked = links.selected.has(key);
   select.setAttribute('aria-label', `Select ${link.ShortCode}`);
   select.addEventListener('change', () => {
-    if (select.checked) links.selected.add(link.ShortCode);
-    else links.selected.delete(link.ShortCode);
+    if (select.checked) links.selected.add(key);
+    else links.selected.delete(key);
     renderSelection();
   });
 
@@ -102,6 +106,10 @@ export function renderItem(prototype, link, now) {
   const badge = query(item, '.state', HTMLElement);
   badge.textContent = STATE_TEXT[state];
   badge.dataset.state = state;
+  query(item, '.badge-protected', HTMLElement).hidden = link.Protected !== true;
+  const routed = query(item, '.badge-routed', HTMLElement);
+  routed.hidden = !isRouted(link);
+  routed.title = routedText(link);
   query(item, '.accesses', HTMLElement).textContent = accessesText(link.Accesses);
   const limit = query(item, '.visit-limit', HTMLElement);
   limit.hidden = link.MaxVisits === null || link.MaxVisits === undefined;
@@ -119,13 +127,33 @@ export function renderItem(prototype, link, now) {
   query(item, '[data-action="copy"]', HTMLButtonElement).addEventListener('click', (event) =>
     copyWithFeedback(buttonOf(event), url, 'short link'));
   query(item, '[data-action="qr"]', HTMLButtonElement).addEventListener('click', () => openQrDialog(url));
-  query(item, '[data-action="stats"]', HTMLAnchorElement).href = hashOf('stats', link.ShortCode);
+  query(item, '[data-action="stats"]', HTMLAnchorElement).href = hashOf('stats', key);
   const edit = query(item, '[data-action="edit"]', HTMLButtonElement);
   edit.disabled = links.accountDisabled;
   edit.addEventListener('click', () => openEditDialog(link));
   query(item, '[data-action="delete"]', HTMLButtonElement).addEventListener('click', () => openDeleteDialog([link]));
-  observeSparkline(item, link.ShortCode);
+  observeSparkline(item, key);
   return item;
+}
+
+/**
+ * Whether a visit may go elsewhere than the target: rules, or the query passed on.
+ * @param {LinkDetails} link
+ */
+export function isRouted(link) {
+  return link.ForwardQuery === true || (Array.isArray(link.Rules) && link.Rules.length > 0);
+}
+
+/**
+ * What the Routed badge stands for, in words (its title).
+ * @param {LinkDetails} link
+ */
+function routedText(link) {
+  const n = Array.isArray(link.Rules) ? link.Rules.length : 0;
+  const parts = [];
+  if (n > 0) parts.push(`${n} redirect ${n === 1 ? 'rule' : 'rules'}`);
+  if (link.ForwardQuery === true) parts.push('forwards the query string');
+  return parts.join('; ');
 }
 
 /** The row template. */
@@ -155,8 +183,8 @@ function renderLinks() {
   const prototype = rowPrototype();
   const now = Date.now();
   // Ticks of links no longer shown go.
-  const shown = new Set(links.list.map((link) => link.ShortCode));
-  for (const code of links.selected) if (!shown.has(code)) links.selected.delete(code);
+  const shown = new Set(links.list.map(linkKey));
+  for (const key of links.selected) if (!shown.has(key)) links.selected.delete(key);
   byId('links').replaceChildren(...links.list.map((link) => renderItem(prototype, link, now)));
   const isFiltered = filtered();
   byId('links-table').hidden = links.list.length === 0;
@@ -231,8 +259,8 @@ export async function loadLinks() {
     let fresh = page.links;
     // Visits heard while this load ran may predate its answer: counted again rather than
     // lost (at worst one too high until the next load, never a state shown too early).
-    for (const [code, n] of loads.visitsDuring) {
-      fresh = fresh.map((link) => (link.ShortCode === code ? { ...link, Accesses: link.Accesses + n } : link));
+    for (const [key, n] of loads.visitsDuring) {
+      fresh = fresh.map((link) => (linkKey(link) === key ? { ...link, Accesses: link.Accesses + n } : link));
     }
     loads.visitsDuring.clear();
     links.list = inOrder(fresh, page.next);
@@ -271,14 +299,14 @@ async function loadMore() {
     if (!noteDisabled(error)) showError('links-error', messageOf(error));
     return;
   }
-  const known = new Set(links.list.map((link) => link.ShortCode));
-  const added = page.links.filter((link) => !known.has(link.ShortCode));
+  const known = new Set(links.list.map(linkKey));
+  const added = page.links.filter((link) => !known.has(linkKey(link)));
   links.list = inOrder([...links.list, ...added], page.next);
   links.next = page.next;
   if (!filtered()) links.usage = knownUsage(links.list.length, links.next === null);
   changed();
   const first = added[0];
-  const item = first === undefined ? null : byId('links').querySelector(`tr[data-code="${CSS.escape(first.ShortCode)}"] .short-url`);
+  const item = first === undefined ? null : byId('links').querySelector(`tr[data-key="${CSS.escape(linkKey(first))}"] .short-url`);
   // The button may be gone (the last page): focus never falls back to the page's start.
   if (item instanceof HTMLElement) item.focus();
   else if (button.hidden) byId('links-heading').focus();
@@ -333,12 +361,13 @@ function typedFilter() {
   return {
     q: byId('filter-q', HTMLInputElement).value.trim(),
     tag: tagsParameter(byId('filter-tag', HTMLInputElement).value),
+    domain: byId('filter-domain-field').hidden ? '' : byId('filter-domain', HTMLSelectElement).value,
   };
 }
 
 /**
  * Loads the first page of the links matching `wanted`, and says how many were found.
- * @param {{ q: string, tag: string }} wanted
+ * @param {{ q: string, tag: string, domain: string }} wanted
  */
 async function applyFilter(wanted) {
   clearErrors('links-error');
@@ -355,7 +384,7 @@ async function applyFilter(wanted) {
   if (links.filter !== wanted) return;
   const n = links.list.length;
   const more = links.next === null ? '' : ' or more';
-  if (wanted.q === '' && wanted.tag === '') announce(`Showing all links: ${n}${more}.`);
+  if (wanted.q === '' && wanted.tag === '' && wanted.domain === '') announce(`Showing all links: ${n}${more}.`);
   else announce(n === 0 ? 'No link matches this search.' : `${n}${more} ${n === 1 && more === '' ? 'link matches' : 'links match'}.`);
 }
 
@@ -367,7 +396,7 @@ function searchNow() {
   clearTimeout(searchTimer);
   searchTimer = undefined;
   const wanted = typedFilter();
-  if (wanted.q === links.filter.q && wanted.tag === links.filter.tag) return;
+  if (wanted.q === links.filter.q && wanted.tag === links.filter.tag && wanted.domain === links.filter.domain) return;
   void applyFilter(wanted);
 }
 
@@ -382,8 +411,9 @@ async function filterByTag(tag) {
 async function clearFilter() {
   byId('filter-q', HTMLInputElement).value = '';
   byId('filter-tag', HTMLInputElement).value = '';
+  byId('filter-domain', HTMLSelectElement).value = '';
   clearTimeout(searchTimer);
-  await applyFilter({ q: '', tag: '' });
+  await applyFilter({ q: '', tag: '', domain: '' });
   byId('filter-q').focus();
 }
 
@@ -403,6 +433,7 @@ export function wireLinksList() {
     });
   }
   byId('filter-clear', HTMLButtonElement).addEventListener('click', clearFilter);
+  byId('filter-domain', HTMLSelectElement).addEventListener('change', searchNow);
   const sort = byId('filter-sort', HTMLSelectElement);
   sort.value = links.order;
   sort.addEventListener('change', async () => {

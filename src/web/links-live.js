@@ -4,7 +4,7 @@
 // list when the whole list is shown.
 import { accessesText, byId, query } from './dom.js';
 import { loads, renderItem, rowPrototype } from './links-list.js';
-import { changed, filtered, links, stateOf } from './links-state.js';
+import { changed, filtered, linkKey, links, stateOf } from './links-state.js';
 import { session } from './session.js';
 import { noteVisits } from './sparkline.js';
 import { refresh as refreshStats, statsShowing } from './stats-view.js';
@@ -21,15 +21,19 @@ const timers = { stats: /** @type {ReturnType<typeof setTimeout> | undefined} */
 export function applyLiveEvent(event) {
   if (session.code === null) return;
   if (event.type === 'link.visited') {
+    // Visits per link: a visit names its Domain only off the default domain, so a code alone
+    // is the default domain's link, never another domain's of the same code.
     /** @type {Map<string, number>} */
     const counts = new Map();
     for (const visit of Array.isArray(event.data?.visits) ? event.data.visits : []) {
-      if (typeof visit?.ShortCode === 'string') counts.set(visit.ShortCode, (counts.get(visit.ShortCode) ?? 0) + 1);
+      if (typeof visit?.ShortCode !== 'string') continue;
+      const key = linkKey({ ShortCode: visit.ShortCode, Domain: typeof visit.Domain === 'string' ? visit.Domain : null });
+      counts.set(key, (counts.get(key) ?? 0) + 1);
     }
-    for (const [code, n] of counts) {
-      if (loads.running > 0) loads.visitsDuring.set(code, (loads.visitsDuring.get(code) ?? 0) + n);
-      noteVisits(code, n);
-      const i = links.list.findIndex((link) => link.ShortCode === code);
+    for (const [key, n] of counts) {
+      if (loads.running > 0) loads.visitsDuring.set(key, (loads.visitsDuring.get(key) ?? 0) + n);
+      noteVisits(key, n);
+      const i = links.list.findIndex((link) => linkKey(link) === key);
       const link = links.list[i];
       if (link === undefined) continue;
       const counted = { ...link, Accesses: link.Accesses + n };
@@ -45,20 +49,23 @@ export function applyLiveEvent(event) {
       }, LIVE_STATS_MS);
     }
   } else if (event.type === 'link.updated' && typeof event.data?.ShortCode === 'string') {
-    const i = links.list.findIndex((link) => link.ShortCode === event.data.ShortCode);
+    const key = linkKey(event.data);
+    const i = links.list.findIndex((link) => linkKey(link) === key);
     if (i === -1) return;
     links.list[i] = event.data;
     redrawItem(event.data, true);
   } else if (event.type === 'link.created' && typeof event.data?.ShortCode === 'string') {
     // Joins the list when the whole list is shown (no search, no page left to load).
-    if (filtered() || links.next !== null || links.list.some((link) => link.ShortCode === event.data.ShortCode)) return;
+    const key = linkKey(event.data);
+    if (filtered() || links.next !== null || links.list.some((link) => linkKey(link) === key)) return;
     links.list = links.order === 'oldest' || links.order === 'visits' ? [...links.list, event.data] : [event.data, ...links.list];
     if (links.usage.exact) links.usage = { count: links.list.length, exact: true };
     changed();
   } else if (event.type === 'link.deleted' && typeof event.data?.ShortCode === 'string') {
-    if (!links.list.some((link) => link.ShortCode === event.data.ShortCode)) return;
-    links.list = links.list.filter((link) => link.ShortCode !== event.data.ShortCode);
-    links.selected.delete(event.data.ShortCode);
+    const key = linkKey(event.data);
+    if (!links.list.some((link) => linkKey(link) === key)) return;
+    links.list = links.list.filter((link) => linkKey(link) !== key);
+    links.selected.delete(key);
     if (links.usage.exact && !filtered()) links.usage = { count: Math.max(0, links.usage.count - 1), exact: true };
     changed();
   }
@@ -71,7 +78,7 @@ export function applyLiveEvent(event) {
  * @param {boolean} whole
  */
 function redrawItem(link, whole) {
-  const item = byId('links').querySelector(`tr[data-code="${CSS.escape(link.ShortCode)}"]`);
+  const item = byId('links').querySelector(`tr[data-key="${CSS.escape(linkKey(link))}"]`);
   if (!(item instanceof HTMLTableRowElement)) return;
   let shown = item;
   if (whole) {

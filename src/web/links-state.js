@@ -6,8 +6,8 @@ import { isDisabledError } from './api.js';
 import { byId, isWebUrl } from './dom.js';
 import { session } from './session.js';
 
-/** @import { LinkDetails } from '../http/schemas.ts' */
-/** @import { Order } from './api.js' */
+/** @import { Domain, LinkDetails } from '../http/schemas.ts' */
+/** @import { LinkId, Order } from './api.js' */
 
 /** Links asked for at once: one page of the list, and each "Load more". */
 export const PAGE_SIZE = 50;
@@ -17,15 +17,17 @@ export const links = {
   list: [],
   /** The cursor of the next page, or null when every matching link is loaded. @type {string | null} */
   next: null,
-  /** The search the list shows (empty: every link). */
-  filter: { q: '', tag: '' },
+  /** The search the list shows (empty: every link; `domain` a host, empty: every domain). */
+  filter: { q: '', tag: '', domain: '' },
+  /** The domains the account may use, the default first (GET /v1/domains, once per sign-in). @type {Domain[]} */
+  domains: [],
   /** The order the list asks the API for. @type {Order} */
   order: /** @type {Order} */ ('newest'),
   /** How many links the account holds, when known: `exact` false means at least `count`. */
   usage: { count: 0, exact: true },
   /** Set once the API says the account is disabled: its links no longer resolve. */
   accountDisabled: false,
-  /** The shortcodes ticked for a bulk action. @type {Set<string>} */
+  /** The links ticked for a bulk action, by linkKey. @type {Set<string>} */
   selected: new Set(),
 };
 
@@ -44,14 +46,15 @@ export function changed() {
 
 /** Whether a search is set. */
 export function filtered() {
-  return links.filter.q !== '' || links.filter.tag !== '';
+  return links.filter.q !== '' || links.filter.tag !== '' || links.filter.domain !== '';
 }
 
 /** Back to nothing known (sign-out). */
 export function resetLinks() {
   links.list = [];
   links.next = null;
-  links.filter = { q: '', tag: '' };
+  links.filter = { q: '', tag: '', domain: '' };
+  links.domains = [];
   links.order = 'newest';
   links.usage = { count: 0, exact: true };
   links.accountDisabled = false;
@@ -59,8 +62,8 @@ export function resetLinks() {
 }
 
 /**
- * Short URLs are BASE_URL + "/" + code. The page names BASE_URL (the server writes it in);
- * this origin is the fallback for a page that somehow lacks it.
+ * The default domain's short URLs are BASE_URL + "/" + code. The page names BASE_URL (the
+ * server writes it in); this origin is the fallback for a page that somehow lacks it.
  */
 function baseUrl() {
   const meta = document.querySelector('meta[name="shortlink-base-url"]');
@@ -70,10 +73,55 @@ function baseUrl() {
 /** @type {string | undefined} */
 let base;
 
-/** @param {string} code */
-export function shortUrlOf(code) {
+/**
+ * The origin of a domain's short URLs: the default's (null) is BASE_URL; another's is its
+ * `Origin` from GET /v1/domains, or, for one registered since the list was loaded, its host
+ * under BASE_URL's scheme.
+ * @param {string | null | undefined} host
+ */
+export function originOf(host) {
   base ??= baseUrl();
-  return `${base}/${code}`;
+  if (host === null || host === undefined || host === '') return base;
+  const known = links.domains.find((domain) => domain.Host === host);
+  if (known !== undefined) return known.Origin.replace(/\/+$/, '');
+  return `${new URL(base).protocol}//${host}`;
+}
+
+/**
+ * A link's short URL: its domain's origin + "/" + its shortcode.
+ * @param {LinkId} link
+ */
+export function shortUrlOf(link) {
+  return `${originOf(link.Domain)}/${link.ShortCode}`;
+}
+
+/**
+ * What tells one link from another: a shortcode is unique per domain only (CONTRACT §8.1).
+ * The shortcode alone on the default domain, `host/code` on another (a shortcode holds no
+ * slash); also the parameter of the statistics' address.
+ * @param {LinkId} link
+ */
+export function linkKey(link) {
+  return typeof link.Domain === 'string' && link.Domain !== '' ? `${link.Domain}/${link.ShortCode}` : link.ShortCode;
+}
+
+/**
+ * The link a key names (the inverse of linkKey).
+ * @param {string} key
+ * @returns {{ ShortCode: string, Domain: string | null }}
+ */
+export function parseLinkKey(key) {
+  const slash = key.lastIndexOf('/');
+  return slash === -1 ? { ShortCode: key, Domain: null } : { ShortCode: key.slice(slash + 1), Domain: key.slice(0, slash) };
+}
+
+/**
+ * Whether two descriptions name the same link (same domain, same shortcode).
+ * @param {LinkId} a
+ * @param {LinkId} b
+ */
+export function sameLink(a, b) {
+  return linkKey(a) === linkKey(b);
 }
 
 /**

@@ -7,7 +7,7 @@
 /**
  * The fields an error can be about: a form shows it beside that input; 'form' on the form's
  * own line.
- * @typedef {'url' | 'short' | 'title' | 'tags' | 'expires' | 'max_visits' | 'events' | 'name' | 'scopes' | 'code' | 'form'} Field
+ * @typedef {'url' | 'short' | 'title' | 'tags' | 'expires' | 'max_visits' | 'domain' | 'forward_query' | 'rules' | 'password' | 'events' | 'name' | 'scopes' | 'code' | 'form'} Field
  */
 
 /**
@@ -49,6 +49,15 @@ export const MESSAGES = [
   { reason: /^expires must be before the year 10000$/, field: 'expires', text: () => 'The expiry is too far away: choose a date before the year 10000.' },
   { reason: /^expires (?:is not a valid date and time|must be an RFC 3339 time)/, field: 'expires', text: () => 'The expiry is not a complete date and time.' },
   { reason: /^max_visits must be a whole number from 1 to ([\d,]+)$/, field: 'max_visits', text: (m) => `The visit limit is a whole number from 1 to ${m[1]}.` },
+  // Domains, routing and passwords (CONTRACT §8).
+  { reason: /^the domain "(.*)" is not registered$/, field: 'domain', text: (m) => `The domain ${m[1]} is not registered on this service. Pick another.` },
+  { reason: /^rules may hold at most (\d+) rules$/, field: 'rules', text: (m) => `A link has at most ${m[1]} rules.` },
+  { reason: /^rule (\d+): "if" must hold at least one condition$/, field: 'rules', text: (m) => `Rule ${m[1]} has no condition: fill in at least one, or remove the rule.` },
+  { reason: /^rule (\d+): "to" must not be empty$|^rule (\d+): "to" must be the target URL/, field: 'rules', text: (m) => `Rule ${m[1] ?? m[2]} needs an address to send visitors to.` },
+  { reason: /^rules? \d*\b.*$/, field: 'rules', text: (m) => sentence(m[0]) },
+  { reason: /^password must be (\d+) to (\d+) characters long$/, field: 'password', text: (m) => `A password has ${m[1]} to ${m[2]} characters.` },
+  { reason: /^a password is required$/, field: 'form', text: () => 'This link is protected by a password: open it in a browser to type it.' },
+  { reason: /^the password is wrong$/, field: 'form', text: () => 'The password is wrong.' },
   // Editing.
   { reason: /^give at least one of /, field: 'form', text: () => 'Nothing was changed.' },
   // Accounts and links.
@@ -80,7 +89,7 @@ export const MESSAGES = [
   { reason: /^no API key of this account has this id$/, field: 'form', text: () => 'This key no longer exists (it may have been deleted).' },
   { reason: /^the key does not allow this$/, field: 'form', text: () => 'The key used does not allow this: use the access code, or a key with the needed permission.' },
   // Anything else about one parameter: the API's sentence, beside its field.
-  { reason: /^(url|short|title|tags|expires|max_visits|events)\b.*$/, field: 'form', text: (m) => sentence(m[0]) },
+  { reason: /^(url|short|title|tags|expires|max_visits|domain|forward_query|password|events)\b.*$/, field: 'form', text: (m) => sentence(m[0]) },
 ];
 
 /**

@@ -3,6 +3,7 @@
 // heard live are added to the last day), from the existing statistics call (GET /v1/stats
 // with `short`); a row never seen costs nothing.
 import { getStats } from './api.js';
+import { parseLinkKey } from './links-state.js';
 import { presetPeriod } from './stats-view.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -13,7 +14,7 @@ const HEIGHT = 18;
 
 /** Each link's daily visits, once known; null while asked for. @type {Map<string, number[] | null>} */
 const series = new Map();
-/** Shortcodes waiting for a request, in the order their rows came into view. @type {string[]} */
+/** Links (their linkKey) waiting for a request, in the order their rows came into view. @type {string[]} */
 const queue = [];
 const running = { count: 0, generation: 0 };
 
@@ -34,7 +35,7 @@ export function sparkPoints(values, width, height) {
 
 /** @param {string} code */
 function rowsOf(code) {
-  return document.querySelectorAll(`#links tr[data-code="${CSS.escape(code)}"] .spark`);
+  return document.querySelectorAll(`#links tr[data-key="${CSS.escape(code)}"] .spark`);
 }
 
 /** @param {string} code */
@@ -61,7 +62,8 @@ function pump() {
     const code = /** @type {string} */ (queue.shift());
     running.count++;
     const generation = running.generation;
-    void getStats({ short: code, ...presetPeriod('30d', new Date()) })
+    const link = parseLinkKey(code);
+    void getStats({ short: link.ShortCode, domain: link.Domain, ...presetPeriod('30d', new Date()) })
       .then((stats) => {
         if (generation !== running.generation) return;
         series.set(code, stats.Series.map((point) => point.Visits));
@@ -81,7 +83,7 @@ function pump() {
 /**
  * Draws a row's sparkline now if known, else asks for it when the row comes into view.
  * @param {HTMLElement} row
- * @param {string} code
+ * @param {string} code the link's key (links-state.js linkKey)
  */
 export function observeSparkline(row, code) {
   if (series.get(code)) {
@@ -93,7 +95,7 @@ export function observeSparkline(row, code) {
     for (const entry of entries) {
       if (!entry.isIntersecting || !(entry.target instanceof HTMLElement)) continue;
       observer?.unobserve(entry.target);
-      const seen = entry.target.dataset.code;
+      const seen = entry.target.dataset.key;
       if (seen === undefined || series.has(seen)) continue;
       series.set(seen, null);
       queue.push(seen);
@@ -105,7 +107,7 @@ export function observeSparkline(row, code) {
 
 /**
  * Visits heard live: added to today's point of a known series.
- * @param {string} code
+ * @param {string} code the link's key (links-state.js linkKey)
  * @param {number} n
  */
 export function noteVisits(code, n) {

@@ -170,9 +170,11 @@ export function renderTopLinks(table, top) {
     const name = document.createElement('th');
     name.scope = 'row';
     name.className = 'name wrap-anywhere';
+    // A link off the default domain is named with its host (links-state.js linkKey).
+    const key = typeof link.Domain === 'string' && link.Domain !== '' ? `${link.Domain}/${link.ShortCode}` : link.ShortCode;
     const a = document.createElement('a');
-    a.href = `#/stats/${encodeURIComponent(link.ShortCode)}`;
-    a.textContent = link.ShortCode;
+    a.href = `#/stats/${encodeURIComponent(key)}`;
+    a.textContent = key;
     name.append(a);
     if (link.Title !== null && link.Title !== undefined && link.Title !== '') {
       const title = document.createElement('bdi');

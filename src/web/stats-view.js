@@ -7,7 +7,7 @@
 import { getStats, getStatsCsv, listLinks, messageOf } from './api.js';
 import { announce, busy, buttonOf, byId, clearErrors, clearInvalid, query, showError } from './dom.js';
 import { chartSummary, count, drawChart, periodText, plural } from './stats-chart.js';
-import { links, shortUrlOf } from './links-state.js';
+import { linkKey, links, parseLinkKey, shortUrlOf } from './links-state.js';
 import { renderMap } from './stats-map.js';
 import { renderTable, renderTop, renderTopLinks, valueText } from './stats-tables.js';
 
@@ -144,7 +144,11 @@ function statsQuery() {
   if (typeof period === 'string') return period;
   /** @type {StatsQuery} */
   const wanted = { ...period };
-  if (typeof view.subject === 'string') wanted.short = view.subject;
+  if (typeof view.subject === 'string') {
+    const link = parseLinkKey(view.subject);
+    wanted.short = link.ShortCode;
+    wanted.domain = link.Domain;
+  }
   return wanted;
 }
 
@@ -220,7 +224,7 @@ async function loadTopLinks() {
 
 /**
  * Opens the view on a link's statistics (or the account's, `short` null) and loads them.
- * @param {string | null} short
+ * @param {string | null} short the link's key (links-state.js linkKey: `host/code` off the default domain)
  */
 export async function openStats(short) {
   view.subject = short;
@@ -244,15 +248,16 @@ export async function openStats(short) {
  * @param {string} short
  */
 async function nameSubject(short) {
-  let link = links.list.find((l) => l.ShortCode === short);
+  let link = links.list.find((l) => linkKey(l) === short);
   if (link === undefined) {
+    const wanted = parseLinkKey(short);
     try {
-      link = (await listLinks({ q: short, limit: 100 })).links.find((l) => l.ShortCode === short);
+      link = (await listLinks({ q: wanted.ShortCode, domain: wanted.Domain ?? '', limit: 100 })).links.find((l) => linkKey(l) === short);
     } catch {
       link = undefined;
     }
   }
-  if (link !== undefined && view.subject === short) byId('stats-subject').textContent = `${shortUrlOf(short)} → ${link.PointsTo}`;
+  if (link !== undefined && view.subject === short) byId('stats-subject').textContent = `${shortUrlOf(link)} → ${link.PointsTo}`;
 }
 
 /** The link whose statistics are open: its shortcode, null for the account's, undefined when closed. */
@@ -304,7 +309,7 @@ async function downloadCsv(event) {
   view.csvUrl = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
   const a = document.createElement('a');
   a.href = view.csvUrl;
-  a.download = `shortlink-${view.subject ?? 'all-links'}-${fileDates()}.csv`;
+  a.download = `shortlink-${(view.subject ?? 'all-links').replace(/\//g, '_')}-${fileDates()}.csv`;
   a.click();
   announce(`Downloading ${a.download}.`);
 }

@@ -32,6 +32,7 @@ import { keysTests } from './keys.ts';
 import { layoutTests } from './layout.ts';
 import { lifecycleTests } from './lifecycle.ts';
 import { liveTests } from './live.ts';
+import { routingTests } from './routing.ts';
 import { statsTests } from './stats.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -225,6 +226,7 @@ describe('web UI in Chromium', { skip: chromiumGate.skip }, () => {
   liveTests();
   statsTests();
   keysTests();
+  routingTests();
 });
 
 function flowTests(): void {

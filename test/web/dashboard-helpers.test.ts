@@ -104,7 +104,7 @@ describe('CSV export', () => {
 
   test('writes one row per link with its details', () => {
     const rows = linksCsv([{ ...link('a', '2026-01-01T00:00:00.000Z', 3), Title: 'Hello, world', Tags: ['x', 'y'], MaxVisits: 10 }],
-      (code) => `https://s.test/${code}`, () => 'Active');
+      (l) => `https://s.test/${l.ShortCode}`, () => 'Active');
     assert.equal(rows, 'short_url,short_code,target,title,tags,created,expires,max_visits,visits,state\r\n' +
       'https://s.test/a,a,https://example.com/a,"Hello, world",x y,2026-01-01T00:00:00.000Z,,10,3,Active\r\n');
   });
