@@ -5,7 +5,7 @@
 import type { LinkRecord, LinkStore, ResolvedLink } from '../links/link-store.ts';
 import type { Visit } from '../stats/visit.ts';
 import type { GroupCommit } from './group-commit.ts';
-import { routingOf, type RoutingRow } from './link-rows.ts';
+import { routingField, type RoutingRow } from './link-rows.ts';
 
 export function countingCalls<T extends LinkRecord & Partial<RoutingRow>>(counter: GroupCommit<T>): Pick<LinkStore, 'resolveLink' | 'watchCounts'> {
   return {
@@ -19,7 +19,7 @@ export function countingCalls<T extends LinkRecord & Partial<RoutingRow>>(counte
       const { row, accesses, refused } = counted;
       const link: ResolvedLink = {
         shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: row.createdBy, accesses,
-        ...(row.rules === undefined ? {} : { routing: routingOf(row as RoutingRow) }),
+        ...routingField(row),
       };
       return refused === undefined ? link : { ...link, refused };
     },

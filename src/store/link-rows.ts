@@ -97,6 +97,19 @@ export function routingOf(row: RoutingRow): LinkRouting {
   return { forwardQuery: row.forwardQuery === true || row.forwardQuery === 1, rules: row.rules, passwordHash: row.passwordHash };
 }
 
+/**
+ * A resolution's `routing` field, for a row that may have read the routing columns: nothing
+ * for a link that routes nothing (nearly every link, on the hot path: no object made), which
+ * ResolvedLink reads as none.
+ */
+export function routingField(row: Partial<RoutingRow>): { routing?: LinkRouting } {
+  if (row.rules === undefined || (row.rules === null && row.passwordHash === null && row.forwardQuery !== true && row.forwardQuery !== 1)) {
+    return NO_ROUTING;
+  }
+  return { routing: routingOf(row as RoutingRow) };
+}
+const NO_ROUTING = Object.freeze({});
+
 export function detailsOf(row: LinkDetailsRow): LinkDetailsRecord {
   return {
     shortCode: row.shortCode,
@@ -139,7 +152,7 @@ export function refusalOf(
 export function resolvedOf(row: LinkStateRow, now: string): ResolvedLink {
   const link = {
     shortCode: row.shortCode, pointsTo: row.pointsTo, createdBy: Number(row.createdBy), accesses: Number(row.accesses),
-    ...(row.rules === undefined ? {} : { routing: routingOf(row as RoutingRow) }),
+    ...routingField(row),
   };
   const refused = refusalOf(row, link.accesses, now);
   return refused === undefined ? link : { ...link, refused };

@@ -286,7 +286,6 @@ describe('sqlite store', () => {
       assert.deepEqual({ ...found }, { ...account });
       assert.deepEqual({ ...(await second.findLink('persist')) }, {
         shortCode: 'persist', pointsTo: 'https://p.example/', createdBy: account.uid, accesses: 7,
-        routing: { forwardQuery: false, rules: null, passwordHash: null },
       });
     } finally {
       await file.cleanup();
