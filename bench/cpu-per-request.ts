@@ -17,7 +17,7 @@
  *
  * Environment: CPU_REQUESTS (per measurement, default 20000), CPU_ROUNDS (counted rounds,
  * default 5), CPU_LINKS (default 100000), CPU_CONNECTIONS (default 10), CPU_SCENARIOS
- * (comma-separated, default "redirect,resolve"), CPU_DATABASE (`sqlite`, the default, or
+ * (comma-separated, default "redirect,resolve"; see below), CPU_DATABASE (`sqlite`, the default, or
  * `postgres`: each root gets a fresh database on the server CPU_DATABASE_URL, else
  * BENCH_DATABASE_URL, else TEST_DATABASE_URL names, dropped at the end). The servers inherit
  * the rest of the environment, so `STATS=off npm run bench:cpu` measures without statistics.
@@ -26,6 +26,20 @@
  * this machine (its backends' /proc entries are readable), the CPU of the backends serving
  * each root's database is measured the same way and shown beside it ("+ db").
  *
+ * Scenarios (CPU_SCENARIOS): `redirect` and `resolve` of the preloaded links, as before; and
+ * those of issues 28 and 29 (bench/routed-links.ts adds their links to every root's database
+ * after its own preload; a root whose schema lacks a feature gets plain rows instead and skips
+ * the scenario, shown as "–"):
+ *   - `domain-redirect`: `GET /{code}` with `Host: go.bench.example`, links on that registered
+ *     domain; to set beside `redirect` (the default domain's, same codes, same headers);
+ *   - `browser-redirect`: plain links, requested as the routed ones are (a desktop browser's
+ *     User-Agent, `Accept-Language: en-US`, a query string): the row the next two compare with;
+ *   - `rules-redirect`: links with three rules (os ios, os android, language de) that such a
+ *     visitor falls through, so every rule is judged and PointsTo answers;
+ *   - `query-redirect`: links with forward_query, the visitor's query appended to the target.
+ * Before measuring, one request per scenario and root checks the answer is that set's link
+ * (a domain not registered would silently answer the default domain's link of the same code).
+ *
  * CPU_WEBHOOK=1 (SQLite): each root runs twice, on two databases preloaded alike: as it is, and
  * with one webhook subscribed to link.visited (the account of the first 20 links; its receiver,
  * in this process, answers 200). Every request then goes to those 20 links, on both servers,
@@ -33,6 +47,7 @@
  * resolution with and without a webhook watching it (ADR 21).
  */
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -40,6 +55,7 @@ import postgres from 'postgres';
 import type * as PreloadModule from './preload.ts';
 import type { Preloaded } from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
+import { addLinkSetsPostgres, addLinkSetsSqlite, BENCH_DOMAIN, keyOf, type LinkSet, type Support } from './routed-links.ts';
 import { startWebhookReceiver, WEBHOOK_ENV } from './webhook-receiver.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,11 +73,55 @@ if (WEBHOOK && DATABASE !== 'sqlite') throw new Error('CPU_WEBHOOK=1 runs on SQL
 // Linux reports CPU time in clock ticks of 1/100 s (USER_HZ, the same on every architecture).
 const TICK_MICROS = 10_000;
 
-const pathsOf: Record<string, (codes: readonly string[]) => string[]> = {
-  redirect: (codes) => codes.map((code) => `/${code}`),
-  resolve: (codes) => codes.map((code) => `/v1/get/${code}`),
+/** The routed scenarios' visitor: a desktop browser (no rule's OS), English, with a campaign query. */
+const BROWSER = {
+  'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  'accept-language': 'en-US,en;q=0.9',
 };
-for (const scenario of SCENARIOS) if (pathsOf[scenario] === undefined) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(pathsOf).join(', ')}`);
+const QUERY = '?utm_source=newsletter&utm_medium=email';
+
+interface Scenario {
+  /** The link set its links come from (bench/routed-links.ts); none: the preloaded links. */
+  readonly set?: LinkSet;
+  /** What the root's schema must support; otherwise the scenario is skipped for that root. */
+  readonly needs?: keyof Support;
+  readonly path: (code: string) => string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Whether an answer's Location is the one this scenario's link gives (checked once per root before measuring). */
+  readonly expect?: (location: string) => boolean;
+}
+
+const scenarios: Record<string, Scenario> = {
+  redirect: { path: (code) => `/${code}` },
+  resolve: { path: (code) => `/v1/get/${code}` },
+  'domain-redirect': {
+    set: 'domain', needs: 'domains', path: (code) => `/${code}`, headers: { host: BENCH_DOMAIN },
+    expect: (location) => location.startsWith('https://example.com/domain/'),
+  },
+  'browser-redirect': { path: (code) => `/${code}${QUERY}`, headers: BROWSER },
+  'rules-redirect': {
+    set: 'rules', needs: 'routing', path: (code) => `/${keyOf('rules', code)}${QUERY}`, headers: BROWSER,
+    expect: (location) => location.startsWith('https://example.com/rules/') && !location.includes('utm_medium'),
+  },
+  'query-redirect': {
+    set: 'query', needs: 'routing', path: (code) => `/${keyOf('query', code)}${QUERY}`, headers: BROWSER,
+    expect: (location) => location.startsWith('https://example.com/query/') && location.endsWith('?utm_source=bench&utm_source=newsletter&utm_medium=email'),
+  },
+};
+for (const scenario of SCENARIOS) if (scenarios[scenario] === undefined) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);
+const SETS = [...new Set(SCENARIOS.flatMap((name) => scenarios[name]!.set ?? []))];
+
+/** One request as a scenario sends it: status and Location. */
+function probe(base: string, path: string, headers: Readonly<Record<string, string>>): Promise<{ status: number; location: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const request = httpRequest(new URL(path, base), { headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolvePromise({ status: response.statusCode ?? 0, location: String(response.headers.location ?? '') }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
 
 /** Microseconds of CPU (user + system, every thread) the process has used so far; 0 once it is gone. */
 function cpuMicros(pid: number): number {
@@ -77,12 +137,13 @@ function cpuMicros(pid: number): number {
 }
 
 /** Drives `amount` requests over `paths` (round-robin from a random start); returns how many got a 2xx/3xx. */
-async function drive(base: string, paths: readonly string[], amount: number): Promise<number> {
+async function drive(base: string, paths: readonly string[], headers: Readonly<Record<string, string>>, amount: number): Promise<number> {
   let next = Math.floor(Math.random() * paths.length);
   const result = await autocannon({
     url: base,
     connections: CONNECTIONS,
     amount,
+    headers: { ...headers },
     requests: [{ setupRequest: (request) => ({ ...request, path: paths[(next = (next + 1) % paths.length)]! }) }],
   });
   return result['2xx'] + result['3xx'];
@@ -91,7 +152,8 @@ async function drive(base: string, paths: readonly string[], amount: number): Pr
 interface Target {
   readonly name: string;
   readonly server: RunningProcess;
-  readonly paths: Record<string, readonly string[]>;
+  /** Per scenario; a scenario the root cannot serve has none. */
+  readonly paths: Record<string, readonly string[] | undefined>;
   readonly data?: Preloaded;
   /** PostgreSQL: the pids of the backends serving this target's database now. */
   readonly backends?: () => Promise<number[]>;
@@ -112,7 +174,7 @@ async function backendsOf(database: string): Promise<number[]> {
 const roots = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : [ROOT]).map((root) => resolve(root));
 const targets: Target[] = [];
 const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: undefined });
-targets.push({ name: 'bare node:http', server: bare, paths: Object.fromEntries(SCENARIOS.map((s) => [s, ['/']])) });
+targets.push({ name: 'bare node:http', server: bare, paths: Object.fromEntries(SCENARIOS.map((s) => [s, [scenarios[s]!.path('')]])) });
 // CPU_WEBHOOK: the receiver of the webhook server's deliveries.
 const receiver = WEBHOOK ? await startWebhookReceiver() : undefined;
 
@@ -121,6 +183,13 @@ for (const root of roots) {
   const { preloadSqlite, preloadPostgres } = (await import(pathToFileURL(join(root, 'bench', 'preload.ts')).href)) as typeof PreloadModule;
   for (const withWebhook of WEBHOOK ? [false, true] : [false]) {
     const data = DATABASE === 'postgres' ? await preloadPostgres(POSTGRES_URL!, LINKS) : await preloadSqlite(LINKS);
+    // The routed scenarios' links, added here whatever the root (its schema decides how).
+    const support = DATABASE === 'postgres'
+      ? await addLinkSetsPostgres(data.path, data.codes, SETS)
+      : addLinkSetsSqlite(data.path, data.codes, SETS);
+    const served = SCENARIOS.filter((name) => scenarios[name]!.needs === undefined || support[scenarios[name]!.needs!]);
+    const skipped = SCENARIOS.filter((name) => !served.includes(name));
+    if (skipped.length > 0 && !withWebhook) console.log(`${root}: its schema lacks what ${skipped.join(', ')} need; skipped there (its links were added as plain rows)`);
     // With CPU_WEBHOOK, both servers of the root resolve the webhook account's 20 links only.
     const codes = WEBHOOK ? data.codes.slice(0, 20) : data.codes;
     if (withWebhook) await receiver!.subscribe(root, data.path, data.codes[0]!);
@@ -136,7 +205,7 @@ for (const root of roots) {
     const database = DATABASE === 'postgres' ? new URL(data.path).pathname.slice(1) : undefined;
     targets.push({
       name: withWebhook ? `${root} + 1 webhook on link.visited` : root, server, data,
-      paths: Object.fromEntries(SCENARIOS.map((s) => [s, pathsOf[s]!(codes)])),
+      paths: Object.fromEntries(served.map((s) => [s, codes.map((code) => scenarios[s]!.path(code))])),
       backends: database === undefined ? undefined : () => backendsOf(database),
     });
   }
@@ -150,12 +219,26 @@ console.log(
 const samples = new Map<string, Map<string, number[]>>(targets.map((t) => [t.name, new Map(SCENARIOS.map((s) => [s, []]))]));
 const dbSamples = new Map<string, Map<string, number[]>>(targets.map((t) => [t.name, new Map(SCENARIOS.map((s) => [s, []]))]));
 try {
+  // Each root answers each scenario with that scenario's link (and the routing it asked for).
+  for (const target of targets.slice(1)) {
+    for (const scenario of SCENARIOS) {
+      const paths = target.paths[scenario];
+      if (paths === undefined) continue;
+      const { status, location } = await probe(target.server.url, paths[0]!, scenarios[scenario]!.headers ?? {});
+      const expected = scenarios[scenario]!.expect ?? (() => true);
+      if (status < 200 || status >= 400 || (status >= 300 && !expected(location))) {
+        throw new Error(`${target.name} ${scenario}: ${paths[0]} answered ${status} ${location}, not this scenario's link`);
+      }
+    }
+  }
   for (let round = 0; round <= ROUNDS; round++) {
     for (const scenario of SCENARIOS) {
       for (const target of targets) {
+        const paths = target.paths[scenario];
+        if (paths === undefined) continue;
         const backendsBefore = target.backends === undefined ? undefined : backendMicros(await target.backends());
         const before = cpuMicros(target.server.pid);
-        const answered = await drive(target.server.url, target.paths[scenario]!, REQUESTS);
+        const answered = await drive(target.server.url, paths, scenarios[scenario]!.headers ?? {}, REQUESTS);
         const micros = (cpuMicros(target.server.pid) - before) / REQUESTS;
         let dbMicros: number | undefined;
         if (target.backends !== undefined) {
@@ -169,7 +252,7 @@ try {
           if (dbMicros !== undefined) dbSamples.get(target.name)!.get(scenario)!.push(dbMicros);
         }
         const db = dbMicros === undefined ? '' : ` + db ${dbMicros.toFixed(1).padStart(6)} µs`;
-        console.log(`${round === 0 ? 'warm-up' : `round ${round}`}  ${scenario.padEnd(8)}  ${micros.toFixed(1).padStart(6)} µs${db}  ${target.name}`);
+        console.log(`${round === 0 ? 'warm-up' : `round ${round}`}  ${scenario.padEnd(16)}  ${micros.toFixed(1).padStart(6)} µs${db}  ${target.name}`);
       }
     }
   }
@@ -186,13 +269,17 @@ if (receiver !== undefined) console.log(`\nThe webhook server's receiver got ${r
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const bareSamples = samples.get(targets[0]!.name)!;
 console.log(`\nServer CPU per request, µs: median (min–max) over ${ROUNDS} rounds; × bare: median of each round's ratio to the bare server's measurement just before it`);
-for (const target of targets) {
-  const cells = SCENARIOS.map((scenario) => {
+for (const scenario of SCENARIOS) {
+  for (const target of targets) {
     const values = samples.get(target.name)!.get(scenario)!;
+    if (values.length === 0) {
+      console.log(`  ${scenario.padEnd(16)}  –  (not served)   ${target.name}`);
+      continue;
+    }
     const ratios = values.map((micros, i) => micros / bareSamples.get(scenario)![i]!);
     const db = dbSamples.get(target.name)!.get(scenario)!;
     const dbCell = db.length === 0 ? '' : ` + db ${median(db).toFixed(1)} (${Math.min(...db).toFixed(1)}–${Math.max(...db).toFixed(1)})`;
-    return `${scenario} ${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}) ×${median(ratios).toFixed(2)}${dbCell}`;
-  });
-  console.log(`  ${cells.join('   ')}   ${target.name}`);
+    const cell = `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}) ×${median(ratios).toFixed(2)}${dbCell}`;
+    console.log(`  ${scenario.padEnd(16)}  ${cell.padEnd(28)}   ${target.name}`);
+  }
 }

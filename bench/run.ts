@@ -12,6 +12,9 @@
  * (bench/visitors.ts; TRUST_PROXY=127.0.0.1), so statistics classify a real mix; they run
  * with statistics on (the default) and again in a server with STATS=off. Each row also shows
  * the server's CPU time per request, which a shared machine disturbs less than req/s.
+ * The full tables also redirect the same codes on a registered domain (`Host: go.bench.example`,
+ * bench/routed-links.ts: a second set of links as large as the first, keyed `host/code`), to
+ * set beside the default domain's uniform redirect (issue 28: the same cost).
  * The "one account" rows resolve the 20 links of one account in a server without and then
  * with one webhook subscribed to link.visited (bench/webhook-receiver.ts).
  */
@@ -26,6 +29,7 @@ import {
   clearRedisPrefix, preloadListingPostgres, preloadListingSqlite, preloadPostgres, preloadSqlite, type Preloaded, type PreloadedListing,
 } from './preload.ts';
 import { startProcess, type RunningProcess } from './processes.ts';
+import { addLinkSetsPostgres, addLinkSetsSqlite, BENCH_DOMAIN } from './routed-links.ts';
 import { visitorHeaders } from './visitors.ts';
 import { startWebhookReceiver, WEBHOOK_ENV } from './webhook-receiver.ts';
 
@@ -143,6 +147,11 @@ const results: Record<string, unknown> = {};
 
 /** One storage configuration: preload, start the server, run the workloads, verify counts. */
 async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean | 'visitors' | 'one-account', pin = pinned) {
+  // The full table's registered-domain row: the same codes again on BENCH_DOMAIN.
+  if (full === true) {
+    if (data.path.startsWith('postgres')) await addLinkSetsPostgres(data.path, data.codes, ['domain']);
+    else addLinkSetsSqlite(data.path, data.codes, ['domain']);
+  }
   const server = await startProcess({
     script: 'src/server.ts',
     cwd: ROOT,
@@ -194,6 +203,12 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
     answeredResolutions += redirect.all.reduce((sum, r) => sum + r.ok, 0) + redirect.warmupOk;
     rounds += 2 * (ROUNDS + 1);
     record(name('redirect, uniform'), size, redirect, server);
+
+    // `Host` capitalised: wrk adds its own Host header unless one of that spelling is given.
+    const onDomain = await measure(server.url, redirectPaths, { headers: { Host: BENCH_DOMAIN }, server });
+    answeredResolutions += onDomain.all.reduce((sum, r) => sum + r.ok, 0) + onDomain.warmupOk;
+    rounds += ROUNDS + 1;
+    record(name('redirect, registered domain'), size, onDomain, server);
 
     const auth = { authorization: `Bearer ${data.accessCode}` };
     record(name('list links (20 per account)'), size, await measure(server.url, '/v1/links', { headers: auth, server }), server);
