@@ -11,7 +11,7 @@
  * and a combining accent (as some keyboards and systems send it) is the same password.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { invalid } from '../errors.ts';
+import { DomainError, ErrorCode, invalid } from '../errors.ts';
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 200;
@@ -67,11 +67,39 @@ function memoryFor({ N, r, p }: ScryptParameters): number {
   return 128 * r * (N + p + 2) + 1024 * 1024;
 }
 
+/**
+ * Hashes run on libuv's pool (four threads by default), which DNS lookups and file reads
+ * share. At most HASHES_AT_ONCE run together and HASH_QUEUE_MAX wait: a burst of guesses
+ * (100 at once measured 11-16 s of pool time, most of it for requests already answered 503)
+ * is refused at the door with a 429 instead of queueing work nobody waits for.
+ */
+export const HASHES_AT_ONCE = 2;
+export const HASH_QUEUE_MAX = 32;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+function busy(): DomainError {
+  return new DomainError(ErrorCode.RateLimited, 'too many passwords are being checked; try again in 1 s', { retryAfter: 1 });
+}
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running < HASHES_AT_ONCE) running++;
+  else if (waiting.length >= HASH_QUEUE_MAX) throw busy();
+  else await new Promise<void>((resolve) => waiting.push(resolve)); // the slot is handed over
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next === undefined) running--;
+    else next();
+  }
+}
+
 function derive(password: string, salt: Buffer, length: number, parameters: ScryptParameters): Promise<Buffer> {
   const options: ScryptOptions = { N: parameters.N, r: parameters.r, p: parameters.p, maxmem: memoryFor(parameters) };
-  return new Promise((resolve, reject) => {
+  return withHashSlot(() => new Promise((resolve, reject) => {
     scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error === null ? resolve(key) : reject(error)));
-  });
+  }));
 }
 
 /** The stored form of a password: a fresh 16-byte salt, and the parameters it was hashed with. */
@@ -104,7 +132,7 @@ function readStored(stored: string): StoredHash | undefined {
 /**
  * Whether `password` is the one `stored` was made from, hashing it with the salt and
  * parameters recorded there and comparing in constant time. A stored value this code could
- * not have written answers false; it never throws.
+ * not have written answers false; the only throw is the 429 of too many checks at once.
  */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parsed = typeof stored === 'string' ? readStored(stored) : undefined;
@@ -112,7 +140,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   let candidate: Buffer;
   try {
     candidate = await derive(password, parsed.salt, parsed.hash.length, parsed.parameters);
-  } catch {
+  } catch (error) {
+    // Too many checks at once is the caller's 429, not a wrong password.
+    if (error instanceof DomainError) throw error;
     return false;
   }
   return timingSafeEqual(candidate, parsed.hash);

@@ -8,7 +8,7 @@ import { scryptSync } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { DomainError, ErrorCode } from '../../src/errors.ts';
 import {
-  hashPassword, needsRehash, parsePassword, PASSWORD_MAX, SCRYPT_PARAMETERS, verifyPassword,
+  hashPassword, HASH_QUEUE_MAX, HASHES_AT_ONCE, needsRehash, parsePassword, PASSWORD_MAX, SCRYPT_PARAMETERS, verifyPassword,
 } from '../../src/links/password.ts';
 
 // Cheap parameters for the tests that are about the form, not the cost.
@@ -147,5 +147,19 @@ describe('hashPassword and verifyPassword', () => {
     assert.equal(new Set(hashes).size, 20);
     assert.ok(turns >= 20, `the loop turned ${turns} times in ${elapsed.toFixed(0)} ms`);
     assert.ok(longestGap < elapsed / 4, `longest stall ${longestGap.toFixed(1)} ms of ${elapsed.toFixed(0)} ms`);
+  });
+
+  test('at most HASHES_AT_ONCE hashes run and HASH_QUEUE_MAX wait; a check beyond them is a 429 at once, not a wrong password', async () => {
+    const stored = await hashPassword('the right one', CHEAP);
+    const extra = 5;
+    const outcomes = await Promise.all(Array.from({ length: HASHES_AT_ONCE + HASH_QUEUE_MAX + extra }, () =>
+      verifyPassword('not the right one', stored).then(
+        (right) => (right ? 'right' : 'wrong'),
+        (error: unknown) => (error instanceof DomainError ? error.code : 'other'),
+      )));
+    assert.equal(outcomes.filter((o) => o === 'wrong').length, HASHES_AT_ONCE + HASH_QUEUE_MAX);
+    assert.equal(outcomes.filter((o) => o === ErrorCode.RateLimited).length, extra);
+    // The gate is free again once they are done.
+    assert.equal(await verifyPassword('the right one', stored), true);
   });
 });

@@ -120,6 +120,8 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
 
   /** `GET /v1/get/{code}`'s key and password: `domain` and `password` from the query (or a POST body). */
   function resolveParameters(request: CodeRequest): { key: string; password: string | undefined } {
+    // Nearly every resolve has no query: the code on the default domain, nothing to read.
+    if (request.method !== 'POST' && !request.url.includes('?')) return { key: request.params.code, password: undefined };
     const { domain, password } = readParameters(['domain', 'password'], request.query, request.method === 'POST' ? request.body : undefined);
     return { key: links.keyOf(request.params.code, domain), password };
   }
@@ -231,7 +233,7 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
         return sendPasswordPage(reply, { status: 401, message: password === '' ? 'Enter the password.' : 'That password is not right. Try again.' });
       }
       if (form && isRateLimited(error)) {
-        return sendPasswordPage(reply, { status: 429, message: 'Too many wrong passwords. Try again later.', retryAfter: error.retryAfter });
+        return sendPasswordPage(reply, { status: 429, message: 'Too many attempts. Try again later.', retryAfter: error.retryAfter });
       }
       throw error;
     }
