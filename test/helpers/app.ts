@@ -16,7 +16,7 @@ export const TEST_BASE_URL = 'http://sl.test';
 
 /**
  * The engine under the in-process test apps: SQLite, unless SHORTLINK_TEST_ENGINE=postgres
- * (set by test/http/on-postgres.test.ts, which runs the HTTP suite again that way), when
+ * (set by test/http/on-postgres-{1,2}.test.ts, which run the HTTP suite again that way), when
  * each app gets its own schema on the server named by TEST_DATABASE_URL.
  */
 export const TEST_ENGINE: 'sqlite' | 'postgres' = (() => {

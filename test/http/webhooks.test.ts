@@ -2,7 +2,7 @@
  * Webhooks end to end in one process (CONTRACT §7.5): registrations through the API, events
  * written by the changes themselves, delivered by the dispatcher to a receiver on loopback
  * (WEBHOOK_ALLOW_PRIVATE=true) and verified with the `standardwebhooks` package. Runs on
- * SQLite, and on PostgreSQL through on-postgres.test.ts (or SHORTLINK_TEST_ENGINE=postgres).
+ * SQLite, and on PostgreSQL through on-postgres-{1,2}.test.ts (or SHORTLINK_TEST_ENGINE=postgres).
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';

@@ -1,0 +1,4 @@
+/** The first half of the HTTP suite on PostgreSQL (on-postgres.ts). */
+import { httpSuiteOnPostgres } from './on-postgres.ts';
+
+httpSuiteOnPostgres(0);
