@@ -159,7 +159,7 @@ export interface LinkCreatedEvent {
   timestamp: string;
   /** The link's LinkDetails */
   data: {
-    /** The shortcode, without the base URL */
+    /** The shortcode, without the base URL or the domain */
     ShortCode: string;
     /** The target URL, exactly as given */
     PointsTo: string;
@@ -177,6 +177,25 @@ export interface LinkCreatedEvent {
     ExpiresAt: string | null;
     /** How many resolutions the link allows in all, or null for no limit */
     MaxVisits: number | null;
+    /** The host of the domain the link is on, or null for the default domain (BASE_URL's) */
+    Domain: string | null;
+    /** Whether a visitor's query string is appended to the target on redirect */
+    ForwardQuery: boolean;
+    /** Whether a password protects the link (the password itself is never shown) */
+    Protected: boolean;
+    /** Redirect rules, first match wins; [] when none */
+    Rules: {
+      /** Conditions, all of which must hold */
+      If: {
+        device?: string[];
+        os?: string[];
+        country?: string[];
+        language?: string[];
+        query?: Record<string, unknown>;
+      };
+      /** Where a visit that meets the conditions is sent */
+      To: string;
+    }[];
   };
 }
 
@@ -187,7 +206,7 @@ export interface LinkDeletedEvent {
   timestamp: string;
   /** The link's LinkDetails */
   data: {
-    /** The shortcode, without the base URL */
+    /** The shortcode, without the base URL or the domain */
     ShortCode: string;
     /** The target URL, exactly as given */
     PointsTo: string;
@@ -205,12 +224,31 @@ export interface LinkDeletedEvent {
     ExpiresAt: string | null;
     /** How many resolutions the link allows in all, or null for no limit */
     MaxVisits: number | null;
+    /** The host of the domain the link is on, or null for the default domain (BASE_URL's) */
+    Domain: string | null;
+    /** Whether a visitor's query string is appended to the target on redirect */
+    ForwardQuery: boolean;
+    /** Whether a password protects the link (the password itself is never shown) */
+    Protected: boolean;
+    /** Redirect rules, first match wins; [] when none */
+    Rules: {
+      /** Conditions, all of which must hold */
+      If: {
+        device?: string[];
+        os?: string[];
+        country?: string[];
+        language?: string[];
+        query?: Record<string, unknown>;
+      };
+      /** Where a visit that meets the conditions is sent */
+      To: string;
+    }[];
   };
 }
 
 /** A short link with the details its owner sees */
 export interface LinkDetails {
-  /** The shortcode, without the base URL */
+  /** The shortcode, without the base URL or the domain */
   ShortCode: string;
   /** The target URL, exactly as given */
   PointsTo: string;
@@ -228,6 +266,25 @@ export interface LinkDetails {
   ExpiresAt: string | null;
   /** How many resolutions the link allows in all, or null for no limit */
   MaxVisits: number | null;
+  /** The host of the domain the link is on, or null for the default domain (BASE_URL's) */
+  Domain: string | null;
+  /** Whether a visitor's query string is appended to the target on redirect */
+  ForwardQuery: boolean;
+  /** Whether a password protects the link (the password itself is never shown) */
+  Protected: boolean;
+  /** Redirect rules, first match wins; [] when none */
+  Rules: {
+    /** Conditions, all of which must hold */
+    If: {
+      device?: string[];
+      os?: string[];
+      country?: string[];
+      language?: string[];
+      query?: Record<string, unknown>;
+    };
+    /** Where a visit that meets the conditions is sent */
+    To: string;
+  }[];
 }
 
 /** A link was edited (PATCH /v1/link); data is its LinkDetails after the edit */
@@ -237,7 +294,7 @@ export interface LinkUpdatedEvent {
   timestamp: string;
   /** The link's LinkDetails */
   data: {
-    /** The shortcode, without the base URL */
+    /** The shortcode, without the base URL or the domain */
     ShortCode: string;
     /** The target URL, exactly as given */
     PointsTo: string;
@@ -255,6 +312,25 @@ export interface LinkUpdatedEvent {
     ExpiresAt: string | null;
     /** How many resolutions the link allows in all, or null for no limit */
     MaxVisits: number | null;
+    /** The host of the domain the link is on, or null for the default domain (BASE_URL's) */
+    Domain: string | null;
+    /** Whether a visitor's query string is appended to the target on redirect */
+    ForwardQuery: boolean;
+    /** Whether a password protects the link (the password itself is never shown) */
+    Protected: boolean;
+    /** Redirect rules, first match wins; [] when none */
+    Rules: {
+      /** Conditions, all of which must hold */
+      If: {
+        device?: string[];
+        os?: string[];
+        country?: string[];
+        language?: string[];
+        query?: Record<string, unknown>;
+      };
+      /** Where a visit that meets the conditions is sent */
+      To: string;
+    }[];
   };
 }
 
