@@ -139,7 +139,7 @@ export const VARIABLES = {
   REDIRECT_STATUS: variable(oneOf(REDIRECT_STATUSES), "status of the short URL's redirect: `301`, `302`, `307` or `308` (see [Redirect status](docs/operations.md#redirect-status))", '`302`'),
   FORWARD_QUERY: variable(flag(), "`forward_query` of a link created without one: `true` appends a visitor's query string to the target on redirect (see [Routing a visit](docs/api.md#routing-a-visit))", '`false`'),
   REGISTRATION: variable(oneOf(['open', 'closed']), '`open`: anyone may create an account; `closed`: `new_account` answers 403 and operators use `shortlink account create --database` (see [Operations](docs/operations.md#closed-registration))', '`open`'),
-  ADMIN_TOKEN: variable(secret(32, 256, GENERATE), 'enables the admin API `/v1/admin/…` (accounts, caps, disabling, link search and takedown) with this Bearer token, 32–256 printable ASCII characters (see [API](docs/api.md#administration))', 'unset: no admin API'),
+  ADMIN_TOKEN: variable(secret(32, 256, GENERATE), 'enables the admin API `/v1/admin/…` (accounts, caps, disabling, link search and takedown, domains) with this Bearer token, 32–256 printable ASCII characters (see [API](docs/api.md#administration))', 'unset: no admin API'),
   METRICS_TOKEN: variable(secret(16, 256), 'Bearer token `/metrics` requires, 16–256 printable ASCII characters (see [Metrics](docs/operations.md#metrics--metrics))', 'unset: `/metrics` is open'),
   STATS: variable(flag(), '`off` records no visit statistics (see [Visit statistics](docs/api.md#visit-statistics--get-v1stats)); counts are kept either way', '`on`'),
   STATS_HOURLY_DAYS: variable(int(1, 3650, 'a whole number of days from 1 to 3650'), 'days hourly statistics are kept before they are folded into days (1–3650)', '`90`'),

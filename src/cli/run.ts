@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { ShortlinkError } from '../../packages/client/src/index.ts';
 import { CliFailure, ExitCode, UsageError, type CliContext, type Command } from './command.ts';
 import { exportLinks, setMaxLinks } from './commands/admin-commands.ts';
+import { domains } from './commands/domain-commands.ts';
 import {
   accountCreate, accountDelete, accountInfo, accountRotate, deleteLink, edit, events, links, resolve, shorten, stats,
 } from './commands/api-commands.ts';
@@ -27,7 +28,7 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
   { title: 'API keys of your account, through a running server (with the access code)', commands: [keysCreate, keysList, keysDelete] },
   {
     title: 'Administration, directly on the database named by DATABASE_URL',
-    commands: [listAccounts, setMaxLinks, disableAccount, enableAccount, searchLinks, takeDown, exportLinks, importLinks],
+    commands: [listAccounts, setMaxLinks, disableAccount, enableAccount, searchLinks, takeDown, domains, exportLinks, importLinks],
   },
 ];
 
@@ -37,7 +38,10 @@ const GROUPS: readonly { readonly title: string; readonly commands: readonly Com
  * package runs on the Node that installed it; bin/shortlink.js).
  */
 export const SERVER_NODE_MAJOR = 24;
-const NEEDS_SERVER_NODE: ReadonlySet<Command> = new Set([GROUPS[0]!, GROUPS[2]!].flatMap((group) => group.commands));
+// By title, not position: a group inserted before them once made this name the API keys instead.
+const NEEDS_SERVER_NODE: ReadonlySet<Command> = new Set(
+  GROUPS.filter((group) => group.title === 'Server' || group.title.startsWith('Administration')).flatMap((group) => group.commands),
+);
 
 const COMMANDS = new Map(GROUPS.flatMap((group) => group.commands.map((command) => [command.name, command] as const)));
 /** Words that only open a group of commands: `account`, `admin`. */

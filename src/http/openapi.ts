@@ -15,7 +15,7 @@ export const DOCS_PREFIX = '/docs';
 
 /** The browser UI, its assets and the docs themselves are not part of the API. */
 function isUndocumented(url: string): boolean {
-  return url === '/' || url === '/favicon.ico' || url === '/robots.txt' || url.startsWith('/assets/') || url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
+  return url === '/' || url === '/ui' || url === '/favicon.ico' || url === '/robots.txt' || url.startsWith('/assets/') || url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
 }
 
 const DESCRIPTION = `A self-hostable URL shortener.

@@ -12,7 +12,7 @@ import { newEventId } from '../events/payloads.ts';
 import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
 import { fixedDomainRegistry, type DomainRegistry } from '../domains/domain-registry.ts';
-import { codeOf, linkKey, UNLOCKED } from './link-key.ts';
+import { codeOf, domainOf, linkKey, UNLOCKED } from './link-key.ts';
 import { parseRules, rulesJson } from './rules.ts';
 import { hashPassword, parsePassword, verifyPassword } from './password.ts';
 
@@ -225,11 +225,12 @@ export function createLinkService({
   }
 
   /** One of the account's links with its details, or undefined (through the list: the store has no single-link read of details). */
-  async function ownLinkDetails(accountUid: number, shortCode: string): Promise<LinkDetailsRecord | undefined> {
+  async function ownLinkDetails(accountUid: number, key: string): Promise<LinkDetailsRecord | undefined> {
     let after: LinkPosition | undefined;
+    const query = { q: foldCase(codeOf(key)), domain: domainOf(key) ?? '', limit: 1000 };
     do {
-      const page = await store.listLinkDetails(accountUid, { q: foldCase(shortCode), limit: 1000, ...(after === undefined ? {} : { after }) });
-      const found = page.links.find((link) => link.shortCode === shortCode);
+      const page = await store.listLinkDetails(accountUid, { ...query, ...(after === undefined ? {} : { after }) });
+      const found = page.links.find((link) => link.shortCode === key);
       if (found !== undefined) return found;
       after = page.next;
     } while (after !== undefined);

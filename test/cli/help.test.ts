@@ -13,7 +13,7 @@ import { runCli, tempFolder } from './support.ts';
 const COMMANDS = [
   'serve', 'migrate', 'account create', 'account info', 'account rotate', 'account delete', 'shorten', 'edit', 'links',
   'resolve', 'delete', 'stats', 'events', 'webhooks add', 'webhooks list', 'webhooks delete', 'webhooks deliveries',
-  'admin set-max-links', 'export', 'import',
+  'admin set-max-links', 'admin domains', 'export', 'import',
 ];
 
 describe('shortlink help and usage', () => {

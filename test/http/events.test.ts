@@ -42,7 +42,7 @@ describe('GET /v1/events', () => {
     assert.equal(created.data.type, 'link.created');
     assert.deepEqual(created.data.data, {
       ShortCode: short, PointsTo: TARGET, CreatedBy: owner.uid, Accesses: 0,
-      DateCreated: created.data.data.DateCreated, Title: 'Hello', Tags: ['a', 'b'], ExpiresAt: null, MaxVisits: null,
+      DateCreated: created.data.data.DateCreated, Title: 'Hello', Tags: ['a', 'b'], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
     });
 
     await app.inject({ method: 'GET', url: `/${short}`, headers: { 'user-agent': CHROME, referer: 'https://news.example.org/x', 'x-forwarded-for': '81.2.69.160' } });

@@ -13,7 +13,7 @@ import {
   appFor, assertError, createLink, createLinkOk, HTML, JSON_TYPE, LINK_KEYS, resolve, type Reply,
 } from './support.ts';
 
-const DETAILS_KEYS = [...LINK_KEYS, 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits'];
+const DETAILS_KEYS = [...LINK_KEYS, 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules'];
 const START = new Date('2030-01-01T00:00:00.000Z');
 
 /** A clock the test moves by hand. */
@@ -60,11 +60,11 @@ describe('create with details', () => {
     assert.deepEqual(links, [
       {
         ShortCode: 'detailed', PointsTo: 'https://example.com/', CreatedBy: uid, Accesses: 0, DateCreated: START.toISOString(),
-        Title: 'Launch ✨', Tags: ['promo', 'q1'], ExpiresAt: '2030-02-01T08:00:00.000Z', MaxVisits: 5,
+        Title: 'Launch ✨', Tags: ['promo', 'q1'], ExpiresAt: '2030-02-01T08:00:00.000Z', MaxVisits: 5, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
       },
       {
         ShortCode: 'plain1', PointsTo: 'https://example.com/plain', CreatedBy: uid, Accesses: 0, DateCreated: START.toISOString(),
-        Title: null, Tags: [], ExpiresAt: null, MaxVisits: null,
+        Title: null, Tags: [], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
       },
     ]);
     // The public view keeps exactly the four spec keys.
@@ -168,7 +168,7 @@ describe('PATCH /v1/link', () => {
     assert.deepEqual(Object.keys(edited.json()), DETAILS_KEYS);
     assert.deepEqual(edited.json(), {
       ShortCode: 'editable', PointsTo: 'https://after.example/x', CreatedBy: uid, Accesses: 1, DateCreated: START.toISOString(),
-      Title: 'New', Tags: ['a', 'b'], ExpiresAt: '2030-03-01T00:00:00.000Z', MaxVisits: 10,
+      Title: 'New', Tags: ['a', 'b'], ExpiresAt: '2030-03-01T00:00:00.000Z', MaxVisits: 10, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
     });
     const titleOnly = await patch(app, code, { short: 'editable', title: 'Only this' });
     assert.deepEqual([titleOnly.json().Title, titleOnly.json().PointsTo, titleOnly.json().MaxVisits], ['Only this', 'https://after.example/x', 10]);

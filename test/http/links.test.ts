@@ -67,7 +67,7 @@ describe('creating a link', () => {
       const listed = await listLinks(app, code);
       assert.deepEqual(listed, [{
         ShortCode: shortCode, PointsTo: TARGET, CreatedBy: uid, Accesses: 0, DateCreated: listed[0]!.DateCreated,
-        Title: null, Tags: [], ExpiresAt: null, MaxVisits: null,
+        Title: null, Tags: [], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
       }]);
     });
   }
@@ -497,11 +497,11 @@ describe('listing links', () => {
     const links = response.json() as LinkJson[];
     assert.deepEqual(links.map((l) => l.ShortCode), ['zzzzz', 'aaaaa', 'mmmmm']);
     for (const link of links) {
-      assert.deepEqual(Object.keys(link), [...LINK_KEYS, 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits']);
+      assert.deepEqual(Object.keys(link), [...LINK_KEYS, 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules']);
       assert.equal(link.CreatedBy, uid);
       assert.equal(link.PointsTo, `https://${link.ShortCode}.example/`);
     }
-    assert.match(response.body, /^\[\{"ShortCode":"zzzzz","PointsTo":"https:\/\/zzzzz\.example\/","CreatedBy":\d+,"Accesses":0,"DateCreated":"[^"]+","Title":null,"Tags":\[\],"ExpiresAt":null,"MaxVisits":null\},/);
+    assert.match(response.body, /^\[\{"ShortCode":"zzzzz","PointsTo":"https:\/\/zzzzz\.example\/","CreatedBy":\d+,"Accesses":0,"DateCreated":"[^"]+","Title":null,"Tags":\[\],"ExpiresAt":null,"MaxVisits":null,"Domain":null,"ForwardQuery":false,"Protected":false,"Rules":\[\]\},/);
   });
 
   test('keeps creation order after a delete and a re-create', async (t) => {

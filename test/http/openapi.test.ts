@@ -17,7 +17,7 @@ interface Document {
 
 /** Routes that are not API: the web UI, its assets, and the docs UI itself. Nothing else may be left out. */
 const UNDOCUMENTED = (url: string) =>
-  url === '/' || url === '/favicon.ico' || url === '/robots.txt' || url === '/assets/:version/:file' || url === '/docs' || url.startsWith('/docs/');
+  url === '/' || url === '/ui' || url === '/favicon.ico' || url === '/robots.txt' || url === '/assets/:version/:file' || url === '/docs' || url.startsWith('/docs/');
 
 /** Fastify's `/v1/get/:code` is OpenAPI's `/v1/get/{code}`. */
 const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -198,10 +198,10 @@ describe('GET /openapi.json', () => {
     assert.ok(document.paths['/v1/link']!.get!.responses['200']!.content?.['text/plain']);
     assert.ok(document.paths['/{code}']!.get!.responses['302']!.headers?.['Location']);
     const parameters = document.paths['/v1/link']!.get!.parameters!.map((p) => `${p.in}:${p.name}`);
-    assert.deepEqual(parameters.sort(), ['query:expires', 'query:max_visits', 'query:short', 'query:tags', 'query:title', 'query:url']);
+    assert.deepEqual(parameters.sort(), ['query:domain', 'query:expires', 'query:forward_query', 'query:max_visits', 'query:password', 'query:rules', 'query:short', 'query:tags', 'query:title', 'query:url']);
     assert.ok(document.paths['/v1/link']!.patch!.responses['200']!.content?.['application/json']);
     assert.ok(document.paths['/{code}']!.get!.responses['410']!.content?.['text/html']);
-    assert.deepEqual(document.paths['/v1/get/{code}']!.get!.parameters!.map((p) => `${p.in}:${p.name}`), ['path:code']);
+    assert.deepEqual(document.paths['/v1/get/{code}']!.get!.parameters!.map((p) => `${p.in}:${p.name}`), ['query:domain', 'query:password', 'path:code']);
   });
 
   test('can be read by API tools on other origins', async (t) => {

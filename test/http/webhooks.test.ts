@@ -71,7 +71,7 @@ describe('webhooks', () => {
     const events = verified(hook.Secret, r);
     const byType = new Map(events.map((event) => [event.type, event]));
     assert.deepEqual([...byType.keys()].sort(), ALL.split(',').sort());
-    const details = ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits'];
+    const details = ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules'];
     assert.deepEqual(Object.keys(byType.get('link.created')!.data), details);
     assert.equal(byType.get('link.created')!.data.Title, 'A');
     assert.equal(byType.get('link.created')!.data.Accesses, 0);

@@ -314,13 +314,13 @@ function editLink(who: number, pick: number, mode: number, edit: Edit, value: nu
 function expectedDetails(code: string, link: ModelLink) {
   return {
     ShortCode: code, PointsTo: link.pointsTo, CreatedBy: link.owner, Accesses: link.accesses,
-    Title: link.title, Tags: link.tags, ExpiresAt: null, MaxVisits: link.maxVisits,
+    Title: link.title, Tags: link.tags, ExpiresAt: null, MaxVisits: link.maxVisits, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
   };
 }
 
 /** LinkDetails with DateCreated checked for form and then left out (the model has no clock). */
 function detailsWithoutDate(body: Record<string, unknown>): Record<string, unknown> {
-  assert.deepEqual(Object.keys(body), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits']);
+  assert.deepEqual(Object.keys(body), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules']);
   const { DateCreated: created, ...rest } = body;
   assert.equal(new Date(created as string).toISOString(), created);
   return rest;

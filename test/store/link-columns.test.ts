@@ -48,11 +48,12 @@ describe('the new-link column map', () => {
         assert.deepEqual(rows.map((row) => row.name).sort(), expected);
         await sql`INSERT INTO accounts (code_hash, date_created, max_links) VALUES (${'a'.repeat(64)}, '2026-01-01T00:00:00.000Z', 1)`;
         const row = Object.fromEntries(NEW_LINK_COLUMNS.map((column, i) => [column, `v${i}`]));
-        Object.assign(row, { created_by: 1, accesses: 0, max_visits: 3, tags: 'a,b' });
+        // forward_query arrives as newLinkRow writes it (1/0, SQLite's form) into a boolean column.
+        Object.assign(row, { created_by: 1, accesses: 0, max_visits: 3, tags: 'a,b', forward_query: 1 });
         const [answer] = await sql<{ results: string[] }[]>`SELECT shortlink_insert_links(${sql.json([row, { ...row, short_code: 'other' }])}) AS results`;
         assert.deepEqual(answer?.results, ['created', 'cap_reached']);
         const [stored] = await sql<Record<string, unknown>[]>`SELECT ${sql(NEW_LINK_COLUMNS as unknown as string[])} FROM links`;
-        assert.deepEqual({ ...stored }, row, 'every column arrives as given');
+        assert.deepEqual({ ...stored }, { ...row, forward_query: true }, 'every column arrives as given');
       } finally {
         await sql.end();
       }

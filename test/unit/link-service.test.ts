@@ -51,7 +51,7 @@ describe('createLinkService: creating with a chosen shortcode', () => {
     assert.deepEqual(createdLinks(store), [
       {
         shortCode: 'chosen-1', pointsTo: 'https://example.org/a?b=c#d', createdBy: account.uid, dateCreated: NOW.toISOString(),
-        title: null, tags: [], expiresAt: null, maxVisits: null, eventId: created?.eventId,
+        title: null, tags: [], expiresAt: null, maxVisits: null, forwardQuery: false, rules: null, passwordHash: null, eventId: created?.eventId,
       },
     ]);
   });

@@ -14,7 +14,7 @@
 
 // Type-only, so erased before any runtime resolves it; `.js` because a `.d.ts` keeps the
 // specifier as written and its readers look for the compiled name.
-import type { Account, AdminAccount, ApiKey, BulkCreated, CreatedApiKey, BulkRefused, CreatedWebhook, Delivery, Link, LinkDetails, ShortlinkEvent, Statistics, Webhook } from './types.js';
+import type { Account, AdminAccount, AdminDomain, ApiKey, BulkCreated, CreatedApiKey, BulkRefused, CreatedWebhook, Delivery, Domain, Link, LinkDetails, ShortlinkEvent, Statistics, Webhook } from './types.js';
 
 /**
  * The wire types (an `Account` from `newAccount` and `getAccount`, a `Link` from `resolve`,
@@ -174,7 +174,7 @@ export class ShortlinkError extends Error {
   }
 }
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 interface RequestSpec {
   readonly method: Method;
@@ -384,6 +384,14 @@ export class ShortlinkClient {
   async webhookDeliveries(id: string): Promise<Delivery[]> {
     const query = new URLSearchParams({ id });
     return this.#json<Delivery[]>({ method: 'GET', path: `/v1/webhooks/deliveries?${query}`, authenticated: true, operation: 'manage webhooks' });
+  }
+
+  /**
+   * The domains the account's links may use, the default (the service's own) first. A short
+   * URL on a domain is its `Origin + "/" + ShortCode`.
+   */
+  async listDomains(): Promise<Domain[]> {
+    return this.#json<Domain[]>({ method: 'GET', path: '/v1/domains', authenticated: true, operation: 'manage domains' });
   }
 
   /**
@@ -625,6 +633,16 @@ export interface AdminLinkSearch extends AdminPageOptions {
   readonly q?: string;
 }
 
+/** A domain's fallbacks (`putDomain`): each one omitted is none. */
+export interface DomainFallbacks {
+  /** Where a visit to an unknown shortcode of the domain is sent. */
+  readonly notFoundUrl?: string;
+  /** Where a visit to `/` of the domain is sent; not the domain's own root. */
+  readonly rootUrl?: string;
+  /** Where a visit to an expired, used-up or disabled link of the domain is sent. */
+  readonly expiredUrl?: string;
+}
+
 export interface AdminClientOptions extends Omit<ShortlinkClientOptions, 'accessCode'> {
   /** ADMIN_TOKEN, sent as `Authorization: Bearer <token>`. */
   readonly token: string;
@@ -675,6 +693,32 @@ export class ShortlinkAdminClient {
     await response.body?.cancel();
   }
 
+  /**
+   * Registers the domain of `origin` (like `https://go.example.com`), or sets the fallbacks of
+   * one already registered, as given: a fallback omitted is none. The default domain's host
+   * sets the default domain's fallbacks.
+   */
+  async putDomain(origin: string, fallbacks: DomainFallbacks = {}): Promise<AdminDomain> {
+    const body: Record<string, string> = { origin };
+    if (fallbacks.notFoundUrl !== undefined) body.not_found_url = fallbacks.notFoundUrl;
+    if (fallbacks.rootUrl !== undefined) body.root_url = fallbacks.rootUrl;
+    if (fallbacks.expiredUrl !== undefined) body.expired_url = fallbacks.expiredUrl;
+    const response = await this.#send({ method: 'PUT', path: '/v1/admin/domain', body }, 'manage domains');
+    return (await response.json()) as AdminDomain;
+  }
+
+  /** Every domain with its fallbacks and links: the default first (`DateCreated` null), then by host. */
+  async listDomains(): Promise<AdminDomain[]> {
+    const response = await this.#send({ method: 'GET', path: '/v1/admin/domains' }, 'manage domains');
+    return (await response.json()) as AdminDomain[];
+  }
+
+  /** Removes a registered domain; refused (409) while links use it, and for the default domain (400). */
+  async deleteDomain(host: string): Promise<void> {
+    const response = await this.#send({ method: 'DELETE', path: `/v1/admin/domain?${new URLSearchParams({ host })}` }, 'manage domains');
+    await response.body?.cancel();
+  }
+
   async #page<T>(path: string, query: URLSearchParams): Promise<AdminPage<T>> {
     const text = query.toString();
     const response = await this.#send({ method: 'GET', path: text === '' ? path : `${path}?${text}` });
@@ -682,8 +726,8 @@ export class ShortlinkAdminClient {
     return { items: (await response.json()) as T[], next: next === undefined ? undefined : new URL(next).searchParams.get('cursor') ?? undefined };
   }
 
-  #send(spec: Omit<RequestSpec, 'authenticated' | 'operation'>): Promise<Response> {
-    return send(this.#fetch, `${this.baseUrl}${spec.path}`, this.#timeoutMs, { ...spec, authenticated: true, operation: 'administer' }, this.#token);
+  #send(spec: Omit<RequestSpec, 'authenticated' | 'operation'>, operation = 'administer'): Promise<Response> {
+    return send(this.#fetch, `${this.baseUrl}${spec.path}`, this.#timeoutMs, { ...spec, authenticated: true, operation }, this.#token);
   }
 }
 

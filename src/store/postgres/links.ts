@@ -113,7 +113,7 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
          WHERE created_by = ${accountUid}
            ${start}
            ${domainFilter}
-           ${q === undefined ? sql`` : sql`AND (strpos(lower(short_code), ${q}) > 0 OR strpos(lower(points_to COLLATE "C"), ${q}) > 0
+           ${q === undefined ? sql`` : sql`AND (strpos(lower(substr(short_code, strpos(short_code, '/') + 1)), ${q}) > 0 OR strpos(lower(points_to COLLATE "C"), ${q}) > 0
                                                 OR strpos(lower(coalesce(title, '') COLLATE "C"), ${q}) > 0)`}
            ${tagFilter}
          ORDER BY ${sql.unsafe(ORDER_BY[order])}

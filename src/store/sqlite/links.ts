@@ -53,7 +53,8 @@ function listQuery(accountUid: number, query: LinkQuery): { sql: string; paramet
     // SQLite's LIKE folds ASCII case itself, in C: a page scanning 500 rows took 0.70 ms
     // against 1.06 ms with instr(lower(…)), for the same matches (lower() is ASCII-only too).
     const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.push("(short_code LIKE ? ESCAPE '\\' OR points_to LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')");
+    // The shortcode is the key past its domain's host (ADR 26): a host never matches.
+    where.push("(substr(short_code, instr(short_code, '/') + 1) LIKE ? ESCAPE '\\' OR points_to LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')");
     parameters.push(pattern, pattern, pattern);
   }
   for (const tag of query.tags ?? []) {
