@@ -272,7 +272,7 @@ describe('commands against a running server', () => {
     ], { env });
     assert.equal(changed.code, 0, changed.stderr);
     assert.match(changed.stdout, new RegExp(`^Domain {8}${DOMAIN.replaceAll('.', '\\.')}$`, 'm'));
-    assert.match(changed.stdout, /^ForwardQuery  yes\nProtected     yes \(a password\)\nRules         1\. language=de → https:\/\/example\.com\/de\n$/m);
+    assert.match(changed.stdout, /^ForwardQuery {2}yes\nProtected {5}yes \(a password\)\nRules {9}1\. language=de → https:\/\/example\.com\/de\n$/m);
     assert.ok(!changed.stdout.includes('a password on argv'));
 
     const cleared = await cli(['edit', 'cli-route-edit', '--domain', DOMAIN, '--no-forward-query', '--no-rules', '--no-password', '--json'], { env });
