@@ -66,7 +66,7 @@ export interface AdminServiceDeps {
    * throwing a 400 for an unregistered host: the link service's `keyOf`. Omitted, `domain`
    * keys as given (lower case; empty for the default domain).
    */
-  readonly keyOf?: (shortCode: string, domain: string | undefined) => string;
+  readonly keyOf?: (shortCode: string, domain: string | undefined) => string | Promise<string>;
 }
 
 /** Without `limit`, a page holds this many; at most MAX_LIMIT. */
@@ -188,7 +188,7 @@ export function createAdminService({ store, accountChanged, events, keyOf = plai
     async takeDown(shortCode, domain) {
       if (shortCode === undefined) throw invalid('the parameter "short" is required');
       // A '/' is in no shortcode: without this check `host/code` would name a key directly.
-      const key = shortCode.includes('/') ? undefined : keyOf(shortCode, domain);
+      const key = shortCode.includes('/') ? undefined : await keyOf(shortCode, domain);
       // A NUL is in no shortcode (and PostgreSQL refuses it as a parameter).
       const eventId = newEventId();
       const removed = key === undefined || key.includes('\u0000') ? undefined : await store.takeDownLink(key, eventId);
