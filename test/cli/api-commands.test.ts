@@ -7,7 +7,7 @@ import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'n
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../helpers/private-services.ts';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
-import { databaseState } from './database-state.ts';
+import { databaseState, routingState } from './database-state.ts';
 import { runCli, tempFolder, type RunOptions } from './support.ts';
 
 const ADMIN_TOKEN = 'cli-api-commands-admin-token-0123456789';
@@ -346,21 +346,28 @@ describe('commands against a running server', () => {
     const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
     await cli(['shorten', 'https://example.com/c1?a=1,2', '--short', 'cli-csv-1', '--title', 'Say "hi", ü', '--tags', 'x,y', '--max-visits', '4'], { env });
     await cli(['shorten', 'https://example.com/c2', '--short', 'cli-csv-2', '--expires', '2098-05-06T07:08:09Z'], { env });
+    await cli(['shorten', 'https://example.com/c3', '--short', 'cli-csv-1', '--domain', DOMAIN, '--forward-query',
+      '--rule', '{"if":{"country":["DE","AT"]},"to":"https://example.com/de"}'], { env });
     await cli(['resolve', 'cli-csv-1']);
     const csv = await cli(['links', '--csv'], { env });
     assert.equal(csv.code, 0, csv.stderr);
     assert.ok(csv.stdout.startsWith('ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits,Domain,ForwardQuery,Protected,Rules\n'), csv.stdout);
+    assert.match(csv.stdout, new RegExp(`^cli-csv-1,https://example\\.com/c3,\\d+,0,[^,]+,,,,,${DOMAIN.replaceAll('.', '\\.')},true,false,` +
+      '"\\[\\{""If"":\\{""country"":\\[""DE"",""AT""\\]\\},""To"":""https://example\\.com/de""\\}\\]"$', 'm'));
     const file = folder.file('links-export.csv');
     writeFileSync(file, csv.stdout);
     const database = folder.file('from-csv.db');
-    const imported = await runCli(['import', file], { env: { DATABASE_URL: database } });
+    const imported = await runCli(['import', file, '--create-domains'], { env: { DATABASE_URL: database } });
     assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stdout, /Imported 2 of 2 rows/);
+    assert.match(imported.stdout, /Imported 3 of 3 rows/);
     const { links: rows } = await databaseState(database);
+    const routing = await routingState(database);
     const listed = JSON.parse((await cli(['links', '--json'], { env })).stdout) as Record<string, unknown>[];
-    assert.deepEqual(rows.map((row) => ({
-      ShortCode: row.shortCode, PointsTo: row.pointsTo, Accesses: row.accesses, DateCreated: row.dateCreated, Title: row.title,
+    assert.deepEqual(rows.map((row, i) => ({
+      ShortCode: row.shortCode.replace(/^.*\//, ''), PointsTo: row.pointsTo, Accesses: row.accesses, DateCreated: row.dateCreated, Title: row.title,
       Tags: row.tags === '' ? [] : row.tags.split(','), ExpiresAt: row.expiresAt, MaxVisits: row.maxVisits,
+      Domain: row.shortCode.includes('/') ? row.shortCode.replace(/\/.*$/, '') : null, ForwardQuery: routing[i]!.forwardQuery, Protected: false,
+      Rules: routing[i]!.rules === null ? [] : (JSON.parse(routing[i]!.rules!) as { if: unknown; to: string }[]).map((rule) => ({ If: rule.if, To: rule.to })),
     })), listed.map(({ CreatedBy: _owner, ...rest }) => rest));
     const both = await cli(['links', '--csv', '--json'], { env });
     assert.equal(both.code, 2);
