@@ -85,7 +85,7 @@ export async function buildApp({
     isClosing: stopping,
   });
   if (config.adminToken !== undefined) {
-    const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid), events: events.links });
+    const admin = createAdminService({ store, accountChanged: (uid) => accounts.forget(uid), events: events.links, keyOf: links.keyOf });
     registerAdminRoutes(app, { admin, token: config.adminToken, rateLimits, baseUrl: config.baseUrl, domains: domains.service });
   }
   setUpWebhooks(app, { config, store, clock, authenticate, rateLimits, metrics, options: webhookOptions });

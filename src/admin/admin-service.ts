@@ -11,6 +11,12 @@ import type { LinkEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
 import type { LinkDetailsRecord } from '../links/link-store.ts';
 import { foldCase } from '../links/link-details.ts';
+import { linkKey } from '../links/link-key.ts';
+
+/** A key without a domain registry: the host as given, in lower case. */
+function plainKey(shortCode: string, domain: string | undefined): string {
+  return linkKey(domain?.toLowerCase(), shortCode);
+}
 
 /** One page of a list; `next` is the cursor of the following page, undefined on the last. */
 export interface Page<T> {
@@ -38,8 +44,11 @@ export interface AdminService {
   listAccounts(parameters: ListParameters): Promise<Page<AdminAccount>>;
   updateAccount(parameters: UpdateAccountParameters): Promise<AdminAccount>;
   searchLinks(parameters: SearchLinksParameters): Promise<Page<LinkDetailsRecord>>;
-  /** Deletes the link whoever owns it, telling the owner's webhooks and streams; the link as it was. */
-  takeDown(shortCode: string | undefined): Promise<LinkDetailsRecord>;
+  /**
+   * Deletes the link `short` names on `domain` (omitted: the default domain) whoever owns it,
+   * telling the owner's webhooks and streams; the link as it was.
+   */
+  takeDown(shortCode: string | undefined, domain?: string | undefined): Promise<LinkDetailsRecord>;
 }
 
 export interface AdminServiceDeps {
@@ -52,6 +61,12 @@ export interface AdminServiceDeps {
    * committed. The CLI has none (its takedown still reaches the webhooks, through the outbox).
    */
   readonly events?: Pick<LinkEventSink, 'linkDeleted'>;
+  /**
+   * The key (links/link-key.ts) of a shortcode on the domain a `domain` parameter names,
+   * throwing a 400 for an unregistered host: the link service's `keyOf`. Omitted, `domain`
+   * keys as given (lower case; empty for the default domain).
+   */
+  readonly keyOf?: (shortCode: string, domain: string | undefined) => string | Promise<string>;
 }
 
 /** Without `limit`, a page holds this many; at most MAX_LIMIT. */
@@ -106,7 +121,7 @@ function targetOnHost(pointsTo: string, host: string): boolean {
   return hostname !== undefined && (hostname === host || hostname.endsWith(`.${host}`));
 }
 
-export function createAdminService({ store, accountChanged, events }: AdminServiceDeps): AdminService {
+export function createAdminService({ store, accountChanged, events, keyOf = plainKey }: AdminServiceDeps): AdminService {
   return {
     async listAccounts(parameters) {
       const limit = pageLimit(parameters.limit);
@@ -170,11 +185,13 @@ export function createAdminService({ store, accountChanged, events }: AdminServi
       return { items: items.map((item) => item.link), next: found.length > limit ? String(items.at(-1)!.id) : undefined };
     },
 
-    async takeDown(shortCode) {
+    async takeDown(shortCode, domain) {
       if (shortCode === undefined) throw invalid('the parameter "short" is required');
+      // A '/' is in no shortcode: without this check `host/code` would name a key directly.
+      const key = shortCode.includes('/') ? undefined : await keyOf(shortCode, domain);
       // A NUL is in no shortcode (and PostgreSQL refuses it as a parameter).
       const eventId = newEventId();
-      const removed = shortCode.includes('\u0000') ? undefined : await store.takeDownLink(shortCode, eventId);
+      const removed = key === undefined || key.includes('\u0000') ? undefined : await store.takeDownLink(key, eventId);
       if (removed === undefined) throw new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');
       events?.linkDeleted(removed, eventId);
       return removed;

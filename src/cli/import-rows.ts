@@ -8,6 +8,7 @@
  */
 import { DomainError } from '../errors.ts';
 import { parseMaxVisits, parseTags, parseTitle, TITLE_MAX } from '../links/link-details.ts';
+import { parseRules, rulesJson } from '../links/rules.ts';
 import { validateImportedShortcode } from '../links/shortcode.ts';
 import { validateTargetUrl } from '../links/target-url.ts';
 
@@ -27,10 +28,19 @@ const ALIASES = {
   /** Shlink keeps it in `meta.validUntil`; Kutt calls it `expire_in`. */
   expiresAt: ['expiresat', 'expires', 'expiration', 'expirationdate', 'validuntil', 'metavaliduntil', 'expirein'],
   maxVisits: ['maxvisits', 'visitlimit', 'metamaxvisits'],
+  /** The domain's host (ours `Domain`, Shlink's `domain`); without one, a short URL's host. */
+  domain: ['domain', 'shortdomain', 'domainname'],
+  /** Ours `ForwardQuery`, Shlink's `forwardQuery`. */
+  forwardQuery: ['forwardquery'],
+  /** Ours: the JSON LinkDetails shows (`[{"If", "To"}]`), or the `rules` parameter's (`[{"if", "to"}]`). */
+  rules: ['rules', 'redirectrules'],
   /** Kutt marks links an admin took down: they are not brought back. */
   banned: ['banned'],
-  /** Kutt's password-protected links: Shortlink has no passwords, so they would open to anyone. */
-  passwordProtected: ['password', 'passwordprotected'],
+  /**
+   * Password-protected links (ours `Protected`, Kutt's): no export carries a password, so
+   * they would open to anyone and are refused.
+   */
+  passwordProtected: ['protected', 'password', 'passwordprotected'],
 } as const;
 
 export type ImportField = keyof typeof ALIASES;
@@ -90,7 +100,7 @@ export function detectColumns(headers: readonly string[]): ColumnMap | string {
 }
 
 /** Describes the mapping for the report, e.g. `shortcode ← keyword, url ← url, accesses ← clicks`. */
-export function describeColumns(map: ColumnMap): string {
+export function describeColumns(map: ColumnMap, domain?: string | null): string {
   const parts: string[] = [];
   if (map.shortCode !== undefined) parts.push(`shortcode ← ${map.shortCode}`);
   else if (map.shortUrl !== undefined) parts.push(`shortcode ← last segment of ${map.shortUrl}`);
@@ -102,6 +112,11 @@ export function describeColumns(map: ColumnMap): string {
   if (map.tags !== undefined) parts.push(`tags ← ${map.tags}`);
   if (map.expiresAt !== undefined) parts.push(`expires ← ${map.expiresAt}`);
   if (map.maxVisits !== undefined) parts.push(`visit limit ← ${map.maxVisits}`);
+  if (domain !== undefined) parts.push(`domain ${domain ?? 'the default'} (--domain)`);
+  else if (map.domain !== undefined) parts.push(`domain ← ${map.domain}`);
+  else if (map.shortUrl !== undefined) parts.push(`domain ← host of ${map.shortUrl}`);
+  if (map.forwardQuery !== undefined) parts.push(`forward query ← ${map.forwardQuery}`);
+  if (map.rules !== undefined) parts.push(`rules ← ${map.rules}`);
   return parts.join(', ');
 }
 
@@ -113,6 +128,10 @@ export interface RowRules {
   readonly selfHosts?: readonly string[];
   /** DateCreated for rows that carry none. */
   readonly now: string;
+  /** The default domain's host (BASE_URL's): a row naming it is on the default domain. */
+  readonly defaultHost?: string;
+  /** Every row's domain instead of the file's (`import --domain`); null: the default domain. */
+  readonly domain?: string | null;
 }
 
 export interface CheckedRow {
@@ -126,6 +145,12 @@ export interface CheckedRow {
   /** Kept as the file has it, even when past: an exported expired link stays expired. */
   readonly expiresAt: string | null;
   readonly maxVisits: number | null;
+  /** The host of the link's domain, or null for the default domain. */
+  readonly domain: string | null;
+  /** Undefined when the file says nothing: the link does not forward. */
+  readonly forwardQuery: boolean;
+  /** As stored (rules.ts rulesJson), or null for none. */
+  readonly rules: string | null;
 }
 
 export type RowResult = { readonly ok: true; readonly row: CheckedRow } | { readonly ok: false; readonly reason: string };
@@ -154,9 +179,32 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
     if (code === '' && map.shortUrl !== undefined) code = shortCodeOfUrl(text(map.shortUrl));
     const shortCode = code === '' ? undefined : validateImportedShortcode(code);
 
+    let domain: string | null;
+    if (rules.domain !== undefined) {
+      domain = rules.domain;
+    } else {
+      const raw = map.domain !== undefined ? text(map.domain) : map.shortUrl !== undefined ? hostOfShortUrl(text(map.shortUrl)) : '';
+      const host = raw === '' ? '' : hostOf(raw);
+      if (host === undefined) return { ok: false, reason: `the domain ${JSON.stringify(raw)} is not a host name` };
+      domain = host === '' || host === rules.defaultHost ? null : host;
+    }
+    const forwardQuery = readFlag(text(map.forwardQuery));
+    if (forwardQuery === undefined) return { ok: false, reason: `forwardQuery must be true or false, got ${JSON.stringify(text(map.forwardQuery))}` };
+    const ruleValue = map.rules === undefined ? undefined : get(map.rules);
+    const storedRules = ruleValue === undefined || ruleValue === null || ruleValue === ''
+      ? null
+      : rulesJson(parseRules(
+        ruleInput(ruleValue),
+        (url) => validateTargetUrl(url, rules.ownOrigin, rules.blockedHosts, rules.selfHosts),
+      ));
+
     if (isSet(text(map.banned))) return { ok: false, reason: 'the link is marked banned in the file (taken down by the other service)' };
     if (isSet(text(map.passwordProtected))) {
-      return { ok: false, reason: 'the link is password-protected in the file; Shortlink has no passwords, so it would open to anyone' };
+      return {
+        ok: false,
+        reason: 'the link is password-protected in the file, and no export carries its password, so it would open to anyone; ' +
+          'create it again with a new password (shortlink shorten --password-file)',
+      };
     }
 
     const accesses = parseAccesses(text(map.accesses));
@@ -184,7 +232,10 @@ export function checkRow(get: (header: string) => unknown, map: ColumnMap, rules
     const rawLimit = text(map.maxVisits);
     const maxVisits = rawLimit === '' || rawLimit === '0' ? null : parseMaxVisits(rawLimit);
 
-    return { ok: true, row: { shortCode, pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits } };
+    return {
+      ok: true,
+      row: { shortCode, pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits, domain, forwardQuery, rules: storedRules },
+    };
   } catch (error) {
     if (error instanceof DomainError || error instanceof NotText) return { ok: false, reason: error.message };
     throw error;
@@ -210,6 +261,54 @@ function tagText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (Array.isArray(value)) return value.map((tag) => (typeof tag === 'string' ? tag : JSON.stringify(tag))).join(',');
   return (typeof value === 'string' ? value : String(value)).split(/[,|;]/).map((tag) => tag.trim()).filter((tag) => tag !== '').join(',');
+}
+
+/**
+ * A domain's host as a file names it (`go.example.com`, `GO.example.com:443`,
+ * `https://go.example.com/`): lower case, punycode, without a port; undefined for text that
+ * names no host ('' for none).
+ */
+export function hostOf(raw: string): string | undefined {
+  const parsed = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
+  if (parsed === null || parsed.hostname === '' || parsed.username !== '' || parsed.password !== '') return undefined;
+  if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') return undefined;
+  const host = parsed.hostname.replace(/\.$/, '');
+  return /^[a-z0-9.-]+$/.test(host) ? host : undefined;
+}
+
+/** The host of a short URL (`https://go.example.com/abc`, `bit.ly/abc`), or '' when it has none. */
+function hostOfShortUrl(shortUrl: string): string {
+  if (shortUrl === '') return '';
+  const parsed = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(shortUrl) ? shortUrl : `https://${shortUrl}`);
+  return parsed === null ? '' : parsed.host;
+}
+
+/** A boolean column: empty is false (the default); true/false, 1/0, yes/no in any case. */
+function readFlag(raw: string): boolean | undefined {
+  if (/^(|false|0|no)$/i.test(raw)) return false;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  return undefined;
+}
+
+/**
+ * Rules as `parseRules` takes them: the JSON text or array of a file, with LinkDetails'
+ * `If`/`To` keys (our export) read as the parameter's `if`/`to`.
+ */
+function ruleInput(value: unknown): unknown {
+  let rules = value;
+  if (typeof value === 'string') {
+    try {
+      rules = JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
+  if (!Array.isArray(rules)) return rules;
+  return rules.map((rule: unknown) => {
+    if (rule === null || typeof rule !== 'object' || Array.isArray(rule)) return rule;
+    const { If, To, ...rest } = rule as Record<string, unknown>;
+    return { ...rest, ...(If === undefined ? {} : { if: If }), ...(To === undefined ? {} : { to: To }) };
+  });
 }
 
 /** `https://bit.ly/3xYzAbc` or `bit.ly/3xYzAbc` → `3xYzAbc`. */

@@ -72,9 +72,6 @@ export const AdminLinksQuery = Type.Object({
   cursor: Type.Optional(Type.String({ description: 'Opaque: from the previous page\'s Link header' })),
 });
 
-export const AdminTakeDownQuery = Type.Object({
-  short: Type.Optional(Type.String({ description: 'Shortcode of the link to take down (required)' })),
-});
 
 export const ShortcodeParams = Type.Object({
   code: Type.String({
@@ -143,6 +140,11 @@ const ROUTING_BODY_PARAMETERS = {
   rules: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))], { description: RULES_DESCRIPTION })),
   password: Type.Optional(Type.String({ description: PASSWORD_DESCRIPTION })),
 };
+export const AdminTakeDownQuery = Type.Object({
+  short: Type.Optional(Type.String({ description: 'Shortcode of the link to take down (required)' })),
+  domain: Type.Optional(DOMAIN_PARAMETER),
+});
+
 /** `GET /v1/get/{code}`'s query: the domain and, for a protected link, its password. */
 export const ResolveQuery = Type.Object({
   domain: Type.Optional(DOMAIN_PARAMETER),

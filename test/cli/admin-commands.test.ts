@@ -59,7 +59,7 @@ describe('admin commands on SQLite', () => {
     const exported = jsonLines(result.stdout);
     assert.deepEqual(exported, state.links.map((link) => ({
       ShortCode: link.shortCode, PointsTo: link.pointsTo, CreatedBy: link.createdBy, Accesses: link.accesses, DateCreated: link.dateCreated,
-      Title: null, Tags: [], ExpiresAt: null, MaxVisits: null,
+      Title: null, Tags: [], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [],
     })));
     assert.deepEqual(exported.map((link) => [link.ShortCode, link.Accesses]), [['admin-one', 3], ['admin-two', 1], ['admin-three', 0]]);
     assert.match(result.stderr, /^Exported 3 links from SQLite .* as jsonl\.\n$/);
@@ -69,8 +69,8 @@ describe('admin commands on SQLite', () => {
     const result = await runCli(['export', '--format', 'csv'], { env });
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.split('\n');
-    assert.equal(lines[0], 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits');
-    assert.match(lines[2]!, /^admin-two,"https:\/\/example\.com\/a,b\?q=""quoted""",\d+,1,[^,]+,,,,$/);
+    assert.equal(lines[0], 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits,Domain,ForwardQuery,Protected,Rules');
+    assert.match(lines[2]!, /^admin-two,"https:\/\/example\.com\/a,b\?q=""quoted""",\d+,1,[^,]+,,,,,,false,false,$/);
     const records = [];
     for await (const record of parseCsv([result.stdout])) records.push(record.fields);
     assert.equal(records.length, 4);

@@ -7,9 +7,12 @@ import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'n
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../helpers/private-services.ts';
 import { cleanup, E2E_BASE_URL, startServer, type ServerProcess } from '../helpers/process.ts';
-import { databaseState } from './database-state.ts';
+import { databaseState, routingState } from './database-state.ts';
 import { runCli, tempFolder, type RunOptions } from './support.ts';
 
+const ADMIN_TOKEN = 'cli-api-commands-admin-token-0123456789';
+/** A domain registered on the test server besides the default one. */
+const DOMAIN = 'go.cli.test';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 interface AccountJson {
@@ -24,7 +27,13 @@ describe('commands against a running server', () => {
   const folder = tempFolder();
 
   before(async () => {
-    server = await startServer({ env: { DEFAULT_MAX_LINKS: '5', WEBHOOK_SECRET_KEY: 'a-cli-webhook-key-of-at-least-32-chars', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    server = await startServer({
+      env: { DEFAULT_MAX_LINKS: '5', WEBHOOK_SECRET_KEY: 'a-cli-webhook-key-of-at-least-32-chars', WEBHOOK_ALLOW_PRIVATE: 'true', ADMIN_TOKEN },
+    });
+    const registered = await fetch(`${server.url}/v1/admin/domain?origin=${encodeURIComponent(`https://${DOMAIN}`)}`, {
+      method: 'PUT', headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    assert.equal(registered.status, 200, await registered.text());
   });
   after(async () => {
     await cleanup();
@@ -160,6 +169,7 @@ describe('commands against a running server', () => {
     assert.deepEqual(created, {
       ShortUrl: `${E2E_BASE_URL}/cli-detailed`, ShortCode: 'cli-detailed', PointsTo: 'https://example.com/detailed', CreatedBy: account.Uid,
       Accesses: 0, DateCreated: created.DateCreated, Title: 'Launch page', Tags: ['alpha', 'beta'], ExpiresAt: expires, MaxVisits: 7,
+      Domain: null, ForwardQuery: false, Protected: false, Rules: [],
     });
     const badLimit = await cli(['shorten', 'https://example.com/x', '--max-visits', 'many'], { env });
     assert.equal(badLimit.code, 2);
@@ -180,13 +190,13 @@ describe('commands against a running server', () => {
     assert.deepEqual(
       { ...details, DateCreated: undefined },
       { ShortCode: 'cli-edit', PointsTo: 'https://example.com/after', CreatedBy: account.Uid, Accesses: 1, DateCreated: undefined,
-        Title: 'New', Tags: ['a', 'b'], ExpiresAt: null, MaxVisits: null },
+        Title: 'New', Tags: ['a', 'b'], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [] },
     );
     assert.equal((await cli(['resolve', 'cli-edit'])).code, 0, 'clearing the limit makes it resolve again');
 
     const cleared = await cli(['edit', 'cli-edit', '--title', '', '--tags', ''], { env });
     assert.equal(cleared.code, 0, cleared.stderr);
-    assert.match(cleared.stdout, /^ShortCode {3}cli-edit\nPointsTo {4}https:\/\/example\.com\/after\n[\s\S]*Title {7}-\nTags {8}-\n/);
+    assert.match(cleared.stdout, /^ShortCode {5}cli-edit\nDomain {8}- \(the default domain\)\nPointsTo {6}https:\/\/example\.com\/after\n[\s\S]*Title {9}-\nTags {10}-\n/);
 
     const nothing = await cli(['edit', 'cli-edit'], { env });
     assert.equal(nothing.code, 2);
@@ -194,6 +204,117 @@ describe('commands against a running server', () => {
     const unknown = await cli(['edit', 'cli-edit-none', '--title', 'x'], { env });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /\(HTTP 404\)/);
+  });
+
+  test('shorten --domain, --forward-query, --rule and --password-file make a routed, protected link on that domain', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    const passwordFile = folder.file('link-password');
+    writeFileSync(passwordFile, 'correct horse battery\n');
+    const created = await cli([
+      'shorten', 'https://example.com/app', '--short', 'cli-routed', '--domain', DOMAIN, '--forward-query',
+      '--rule', '{"if":{"os":"ios"},"to":"https://apps.example.com/ios"}',
+      '--rule', '{"if":{"device":["mobile","tablet"],"query":{"ref":"qr"}},"to":"https://example.com/qr"}',
+      '--password-file', passwordFile, '--json',
+    ], { env });
+    assert.equal(created.code, 0, created.stderr);
+    const details = JSON.parse(created.stdout) as Record<string, unknown>;
+    assert.equal(details.ShortUrl, `https://${DOMAIN}/cli-routed`);
+    assert.deepEqual(
+      { Domain: details.Domain, ForwardQuery: details.ForwardQuery, Protected: details.Protected, Rules: details.Rules },
+      {
+        Domain: DOMAIN, ForwardQuery: true, Protected: true,
+        Rules: [
+          { If: { os: ['ios'] }, To: 'https://apps.example.com/ios' },
+          { If: { device: ['mobile', 'tablet'], query: { ref: ['qr'] } }, To: 'https://example.com/qr' },
+        ],
+      },
+    );
+    assert.ok(!created.stdout.includes('correct horse'), 'the password is never printed');
+
+    // The same shortcode is free on the default domain.
+    assert.equal((await cli(['shorten', 'https://example.com/plain', '--short', 'cli-routed'], { env })).code, 0);
+    // Resolving on the domain needs the password; on the default domain it does not.
+    const locked = await cli(['resolve', 'cli-routed', '--domain', DOMAIN]);
+    assert.equal(locked.code, 1);
+    assert.match(locked.stderr, /a password is required \(HTTP 401\)/);
+    const wrong = await cli(['resolve', 'cli-routed', '--domain', DOMAIN, '--password-file', '-'], { input: 'not the password\n' });
+    assert.match(wrong.stderr, /the password is wrong \(HTTP 401\)/);
+    const unlocked = await cli(['resolve', 'cli-routed', '--domain', DOMAIN, '--password-file', '-'], { input: 'correct horse battery\n' });
+    assert.equal(unlocked.code, 0, unlocked.stderr);
+    assert.equal((JSON.parse(unlocked.stdout) as { PointsTo: string }).PointsTo, 'https://example.com/app');
+    const plain = await cli(['resolve', 'cli-routed']);
+    assert.equal((JSON.parse(plain.stdout) as { PointsTo: string }).PointsTo, 'https://example.com/plain');
+
+    const listed = await cli(['links'], { env });
+    assert.match(listed.stdout, new RegExp(`^${DOMAIN.replaceAll('.', '\\.')}/cli-routed +1 PRQ  https://example\\.com/app$`, 'm'));
+    assert.match(listed.stdout, /^cli-routed +1 {6}https:\/\/example\.com\/plain$/m);
+    const onDomain = await cli(['links', '--domain', DOMAIN, '--json'], { env });
+    assert.deepEqual((JSON.parse(onDomain.stdout) as { Domain: string }[]).map((link) => link.Domain), [DOMAIN]);
+
+    const stats = await cli(['stats', 'cli-routed', '--domain', DOMAIN], { env });
+    assert.equal(stats.code, 0, stats.stderr);
+    assert.match(stats.stdout, new RegExp(`^${DOMAIN.replaceAll('.', '\\.')}/cli-routed: \\d+ visits`));
+
+    const deleted = await cli(['delete', 'cli-routed', '--domain', DOMAIN], { env });
+    assert.equal(deleted.stdout, `Deleted ${DOMAIN}/cli-routed\n`);
+    const left = JSON.parse((await cli(['links', '--json'], { env })).stdout) as { ShortCode: string; Domain: string | null }[];
+    assert.deepEqual(left.map((link) => [link.ShortCode, link.Domain]), [['cli-routed', null]]);
+  });
+
+  test('edit changes forwarding, rules and the password, and --no-rules / --no-password remove them', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    assert.equal((await cli(['shorten', 'https://example.com/e', '--short', 'cli-route-edit', '--domain', DOMAIN], { env })).code, 0);
+    const changed = await cli([
+      'edit', 'cli-route-edit', '--domain', DOMAIN, '--forward-query', '--rules', '[{"if":{"language":"de"},"to":"https://example.com/de"}]',
+      '--password', 'a password on argv',
+    ], { env });
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.match(changed.stdout, new RegExp(`^Domain {8}${DOMAIN.replaceAll('.', '\\.')}$`, 'm'));
+    assert.match(changed.stdout, /^ForwardQuery {2}yes\nProtected {5}yes \(a password\)\nRules {9}1\. language=de → https:\/\/example\.com\/de\n$/m);
+    assert.ok(!changed.stdout.includes('a password on argv'));
+
+    const cleared = await cli(['edit', 'cli-route-edit', '--domain', DOMAIN, '--no-forward-query', '--no-rules', '--no-password', '--json'], { env });
+    assert.equal(cleared.code, 0, cleared.stderr);
+    const details = JSON.parse(cleared.stdout) as Record<string, unknown>;
+    assert.deepEqual([details.ForwardQuery, details.Protected, details.Rules], [false, false, []]);
+
+    // Without --domain the link is looked for on the default domain, where there is none.
+    const elsewhere = await cli(['edit', 'cli-route-edit', '--title', 'x'], { env });
+    assert.match(elsewhere.stderr, /\(HTTP 404\)/);
+    const cases: [string[], RegExp][] = [
+      [['--rule', 'not json'], /--rule 1 is not JSON/],
+      [['--rule', '[]'], /--rule 1 must be one rule/],
+      [['--rules', '{}'], /--rules must be a JSON array/],
+      [['--rule', '{}', '--no-rules'], /exclude each other/],
+      [['--password', 'x', '--no-password'], /exclude each other/],
+      [['--forward-query', '--no-forward-query'], /exclude each other/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(['edit', 'cli-route-edit', '--domain', DOMAIN, ...args], { env });
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, message);
+    }
+    const refused = await cli(['edit', 'cli-route-edit', '--domain', DOMAIN, '--rule', '{"if":{"os":"beos"},"to":"https://example.com/"}'], { env });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /beos.*\(HTTP 400\)/);
+    const unknownDomain = await cli(['shorten', 'https://example.com/u', '--domain', 'nowhere.test'], { env });
+    assert.match(unknownDomain.stderr, /not registered \(HTTP 400\)/);
+  });
+
+  test('shorten --from-file gives every link of the file the shared options', async () => {
+    const account = await newAccount();
+    const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
+    const file = folder.file('bulk-routed.txt');
+    writeFileSync(file, 'https://example.com/b1 cli-bulk-r1\nhttps://example.com/b2 cli-bulk-r2\n');
+    const result = await cli(['shorten', '--from-file', file, '--domain', DOMAIN, '--tags', 'batch', '--no-forward-query'], { env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `https://${DOMAIN}/cli-bulk-r1\nhttps://${DOMAIN}/cli-bulk-r2\n`);
+    const listed = JSON.parse((await cli(['links', '--json'], { env })).stdout) as { Domain: string; Tags: string[] }[];
+    assert.deepEqual(listed.map((link) => [link.Domain, link.Tags]), [[DOMAIN, ['batch']], [DOMAIN, ['batch']]]);
+    const both = await cli(['shorten', '--from-file', '-', '--password-file', '-'], { env });
+    assert.equal(both.code, 2);
   });
 
   test('links filters by text and tags, and limits', async () => {
@@ -225,21 +346,28 @@ describe('commands against a running server', () => {
     const env = { SHORTLINK_ACCESS_CODE: account.AccessCode };
     await cli(['shorten', 'https://example.com/c1?a=1,2', '--short', 'cli-csv-1', '--title', 'Say "hi", ü', '--tags', 'x,y', '--max-visits', '4'], { env });
     await cli(['shorten', 'https://example.com/c2', '--short', 'cli-csv-2', '--expires', '2098-05-06T07:08:09Z'], { env });
+    await cli(['shorten', 'https://example.com/c3', '--short', 'cli-csv-1', '--domain', DOMAIN, '--forward-query',
+      '--rule', '{"if":{"country":["DE","AT"]},"to":"https://example.com/de"}'], { env });
     await cli(['resolve', 'cli-csv-1']);
     const csv = await cli(['links', '--csv'], { env });
     assert.equal(csv.code, 0, csv.stderr);
-    assert.ok(csv.stdout.startsWith('ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n'), csv.stdout);
+    assert.ok(csv.stdout.startsWith('ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits,Domain,ForwardQuery,Protected,Rules\n'), csv.stdout);
+    assert.match(csv.stdout, new RegExp(`^cli-csv-1,https://example\\.com/c3,\\d+,0,[^,]+,,,,,${DOMAIN.replaceAll('.', '\\.')},true,false,` +
+      '"\\[\\{""If"":\\{""country"":\\[""DE"",""AT""\\]\\},""To"":""https://example\\.com/de""\\}\\]"$', 'm'));
     const file = folder.file('links-export.csv');
     writeFileSync(file, csv.stdout);
     const database = folder.file('from-csv.db');
-    const imported = await runCli(['import', file], { env: { DATABASE_URL: database } });
+    const imported = await runCli(['import', file, '--create-domains'], { env: { DATABASE_URL: database } });
     assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stdout, /Imported 2 of 2 rows/);
+    assert.match(imported.stdout, /Imported 3 of 3 rows/);
     const { links: rows } = await databaseState(database);
+    const routing = await routingState(database);
     const listed = JSON.parse((await cli(['links', '--json'], { env })).stdout) as Record<string, unknown>[];
-    assert.deepEqual(rows.map((row) => ({
-      ShortCode: row.shortCode, PointsTo: row.pointsTo, Accesses: row.accesses, DateCreated: row.dateCreated, Title: row.title,
+    assert.deepEqual(rows.map((row, i) => ({
+      ShortCode: row.shortCode.replace(/^.*\//, ''), PointsTo: row.pointsTo, Accesses: row.accesses, DateCreated: row.dateCreated, Title: row.title,
       Tags: row.tags === '' ? [] : row.tags.split(','), ExpiresAt: row.expiresAt, MaxVisits: row.maxVisits,
+      Domain: row.shortCode.includes('/') ? row.shortCode.replace(/\/.*$/, '') : null, ForwardQuery: routing[i]!.forwardQuery, Protected: false,
+      Rules: routing[i]!.rules === null ? [] : (JSON.parse(routing[i]!.rules!) as { if: unknown; to: string }[]).map((rule) => ({ If: rule.if, To: rule.to })),
     })), listed.map(({ CreatedBy: _owner, ...rest }) => rest));
     const both = await cli(['links', '--csv', '--json'], { env });
     assert.equal(both.code, 2);
@@ -329,7 +457,7 @@ describe('commands against a running server', () => {
     const json = await cli(['links', '--json'], { env });
     // The owner's view: LinkDetails (CONTRACT §7.1).
     const listed = JSON.parse(json.stdout) as { DateCreated: string }[];
-    const none = { Title: null, Tags: [], ExpiresAt: null, MaxVisits: null };
+    const none = { Title: null, Tags: [], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [] };
     assert.deepEqual(listed, [
       { ShortCode: 'cli-links-1', PointsTo: 'https://example.com/one', CreatedBy: account.Uid, Accesses: 0, DateCreated: listed[0]!.DateCreated, ...none },
       { ShortCode: 'cli-links-22', PointsTo: 'https://example.com/two', CreatedBy: account.Uid, Accesses: 1, DateCreated: listed[1]!.DateCreated, ...none },

@@ -73,3 +73,28 @@ export function portable(links: readonly LinkRow[]): Omit<LinkRow, 'createdBy'>[
 
 /** The details of a link that has none. */
 export const NO_DETAILS = { title: null, tags: '', expiresAt: null, maxVisits: null } as const;
+
+/** Each link's key with its routing as stored (forward_query, rules). */
+export async function routingState(databaseUrl: string): Promise<{ shortCode: string; forwardQuery: boolean; rules: string | null }[]> {
+  const query = 'SELECT short_code AS "shortCode", forward_query AS "forwardQuery", rules FROM links ORDER BY id';
+  const rows = /^postgres(ql)?:/.test(databaseUrl)
+    ? await (async () => {
+      const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+      try {
+        return [...await sql.unsafe(query)];
+      } finally {
+        await sql.end();
+      }
+    })()
+    : (() => {
+      const db = new DatabaseSync(databaseUrl.replace(/^sqlite:/, ''), { readOnly: true });
+      try {
+        return db.prepare(query).all();
+      } finally {
+        db.close();
+      }
+    })();
+  return rows.map((row) => ({
+    shortCode: String(row.shortCode), forwardQuery: row.forwardQuery === true || row.forwardQuery === 1, rules: (row.rules ?? null) as string | null,
+  }));
+}

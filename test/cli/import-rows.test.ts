@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkRow, detectColumns, layoutName, parseDate, readDate, shortCodeOfUrl, type ColumnMap } from '../../src/cli/import-rows.ts';
 
-const NONE = { title: null, tags: [], expiresAt: null, maxVisits: null };
+const NONE = { title: null, tags: [], expiresAt: null, maxVisits: null, domain: null, forwardQuery: false, rules: null };
 const RULES = { ownOrigin: 'http://sl.test', blockedHosts: ['evil.example'], now: '2026-01-01T00:00:00.000Z' };
 
 function columns(headers: string[]): ColumnMap {
@@ -22,11 +22,13 @@ function check(row: Record<string, string>) {
 describe('import columns', () => {
   test('recognise each layout and map it onto the link fields', () => {
     const layouts: [string, string[], Partial<ColumnMap>][] = [
-      ['Shortlink', ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits'],
+      ['Shortlink', ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits',
+        'Domain', 'ForwardQuery', 'Protected', 'Rules'],
         { shortCode: 'ShortCode', url: 'PointsTo', accesses: 'Accesses', dateCreated: 'DateCreated', title: 'Title', tags: 'Tags',
-          expiresAt: 'ExpiresAt', maxVisits: 'MaxVisits' }],
+          expiresAt: 'ExpiresAt', maxVisits: 'MaxVisits', domain: 'Domain', forwardQuery: 'ForwardQuery', passwordProtected: 'Protected', rules: 'Rules' }],
       ['Shlink', ['createdAt', 'domain', 'shortCode', 'shortUrl', 'longUrl', 'title', 'tags', 'visits'],
-        { shortCode: 'shortCode', shortUrl: 'shortUrl', url: 'longUrl', accesses: 'visits', dateCreated: 'createdAt', title: 'title', tags: 'tags' }],
+        { shortCode: 'shortCode', shortUrl: 'shortUrl', url: 'longUrl', accesses: 'visits', dateCreated: 'createdAt', title: 'title', tags: 'tags',
+          domain: 'domain' }],
       ['YOURLS', ['keyword', 'url', 'title', 'timestamp', 'ip', 'clicks'],
         { shortCode: 'keyword', url: 'url', accesses: 'clicks', dateCreated: 'timestamp', title: 'title' }],
       ['Kutt', ['id', 'address', 'target', 'visit_count', 'created_at', 'description'],
@@ -163,5 +165,54 @@ describe('import values', () => {
       ok: false,
       reason: 'the date created "03/15/2024" is ambiguous (month/day or day/month?) and is not guessed: write it as ISO 8601, e.g. 2024-03-15T09:30:00Z',
     });
+  });
+});
+
+describe('import of domains and routing', () => {
+  const rules = { ...RULES, selfHosts: ['go.sl.test'], defaultHost: 'sl.test' };
+  const row = (values: Record<string, unknown>) => checkRow((header) => values[header], columns(Object.keys(values)), rules);
+  const ok = (values: Record<string, unknown>) => {
+    const result = row(values);
+    assert.ok(result.ok, JSON.stringify(result));
+    return result.row;
+  };
+
+  test('the domain comes from its column, else from the short URL\'s host; empty or the default host is the default domain', () => {
+    assert.equal(ok({ ShortCode: 'a1', PointsTo: 'https://example.com', Domain: 'Go.Example.com' }).domain, 'go.example.com');
+    assert.equal(ok({ ShortCode: 'a1', PointsTo: 'https://example.com', Domain: '' }).domain, null);
+    assert.equal(ok({ shortCode: 'a1', longUrl: 'https://example.com', domain: null }).domain, null);
+    assert.equal(ok({ ShortCode: 'a1', PointsTo: 'https://example.com', Domain: 'SL.test:8080' }).domain, null);
+    assert.equal(ok({ link: 'https://brand.example/x1', long_url: 'https://example.com' }).domain, 'brand.example');
+    assert.equal(ok({ link: 'bit.ly/x1', long_url: 'https://example.com' }).domain, 'bit.ly');
+    assert.equal(ok({ link: 'https://sl.test/x1', long_url: 'https://example.com' }).domain, null);
+    // A domain column wins over the short URL's host (Shlink has both).
+    assert.equal(ok({ shortCode: 'x1', shortUrl: 'https://s.test/x1', longUrl: 'https://example.com', domain: '' }).domain, null);
+    assert.deepEqual(row({ ShortCode: 'a1', PointsTo: 'https://example.com', Domain: 'not a host' }), {
+      ok: false, reason: 'the domain "not a host" is not a host name',
+    });
+    assert.equal(row({ ShortCode: 'a1', PointsTo: 'https://example.com', Domain: 'go.example.com/path' }).ok, false);
+    // --domain overrides the file.
+    const forced = checkRow((h) => ({ link: 'bit.ly/x1', long_url: 'https://example.com' } as Record<string, string>)[h],
+      columns(['link', 'long_url']), { ...rules, domain: null });
+    assert.equal(forced.ok && forced.row.domain, null);
+  });
+
+  test('forwardQuery is a flag; rules are checked like the API\'s, in either key case, and stored normalised', () => {
+    assert.equal(ok({ ShortCode: 'a1', PointsTo: 'https://example.com', ForwardQuery: 'TRUE' }).forwardQuery, true);
+    assert.equal(ok({ ShortCode: 'a1', PointsTo: 'https://example.com', ForwardQuery: '' }).forwardQuery, false);
+    assert.equal(ok({ shortCode: 'a1', longUrl: 'https://example.com', forwardQuery: false }).forwardQuery, false);
+    assert.deepEqual(row({ ShortCode: 'a1', PointsTo: 'https://example.com', ForwardQuery: 'sometimes' }), {
+      ok: false, reason: 'forwardQuery must be true or false, got "sometimes"',
+    });
+    const stored = '[{"if":{"os":["ios"]},"to":"https://apps.example.com/"}]';
+    assert.equal(ok({ ShortCode: 'a1', PointsTo: 'https://example.com', Rules: '[{"If":{"os":["ios"]},"To":"https://apps.example.com/"}]' }).rules, stored);
+    assert.equal(ok({ ShortCode: 'a1', PointsTo: 'https://example.com', Rules: [{ if: { os: 'iOS' }, to: 'https://apps.example.com/' }] }).rules, stored);
+    assert.equal(ok({ ShortCode: 'a1', PointsTo: 'https://example.com', Rules: '' }).rules, null);
+    assert.match((row({ ShortCode: 'a1', PointsTo: 'https://example.com', Rules: '[{"if":{"os":"beos"},"to":"https://x.example/"}]' }) as { reason: string }).reason, /beos/);
+    // A rule's target is checked like url: a blocked host, or a loop to a registered domain.
+    assert.equal(row({ ShortCode: 'a1', PointsTo: 'https://example.com', Rules: '[{"if":{"os":"ios"},"to":"https://evil.example/"}]' }).ok, false);
+    assert.equal(row({ ShortCode: 'a1', PointsTo: 'https://example.com', Rules: '[{"if":{"os":"ios"},"to":"https://go.sl.test/x"}]' }).ok, false);
+    assert.match((row({ ShortCode: 'a1', PointsTo: 'https://example.com', Protected: 'true' }) as { reason: string }).reason, /password-protected/);
+    assert.ok(row({ ShortCode: 'a1', PointsTo: 'https://example.com', Protected: 'false' }).ok);
   });
 });

@@ -11,7 +11,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cleanup, startServer } from '../helpers/process.ts';
 import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
-import { databaseState, NO_DETAILS, portable, type DatabaseState, type LinkRow } from './database-state.ts';
+import { databaseState, NO_DETAILS, portable, routingState, type DatabaseState, type LinkRow } from './database-state.ts';
 import { CLI_ENTRY, jsonLines, openDatabase, runCli, seedAccount, tempFolder, type SeededAccount } from './support.ts';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -19,6 +19,8 @@ const UUID_V4 = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 
 interface FixtureCase {
   readonly file: string;
+  /** More arguments for the import. */
+  readonly args?: readonly string[];
   readonly layout: string;
   /** What the report says about the rows it does not import, in line order. */
   readonly notes: readonly string[];
@@ -34,7 +36,7 @@ const AMBIGUOUS = 'is ambiguous (month/day or day/month?) and is not guessed: wr
 const FIXTURE_CASES: readonly FixtureCase[] = [
   {
     file: 'shlink.csv',
-    layout: 'Shlink layout: shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt, title ← title, tags ← tags',
+    layout: 'Shlink layout: shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt, title ← title, tags ← tags, domain ← domain',
     notes: [`line 3: ${TAKEN}`],
     imported: [
       { shortCode: 'shlink-one', pointsTo: 'https://example.com/shlink/1', accesses: 12, dateCreated: '2023-05-01T08:00:00.000Z', title: 'Launch, part 1', tags: 'launch,2023' },
@@ -81,7 +83,9 @@ const FIXTURE_CASES: readonly FixtureCase[] = [
   },
   {
     file: 'bitly.csv',
-    layout: 'Bitly layout: shortcode ← last segment of link, url ← long_url, accesses ← clicks, date created ← created_at, title ← title',
+    // Its links are on bit.ly, which is Bitly's: they come to the default domain.
+    args: ['--domain', 'localhost'],
+    layout: 'Bitly layout: shortcode ← last segment of link, url ← long_url, accesses ← clicks, date created ← created_at, title ← title, domain the default (--domain)',
     notes: [`line 3: ${TAKEN}`, 'line 4: rejected: url must use http or https'],
     imported: [
       { shortCode: '3bitOne', pointsTo: 'https://example.com/b/1', accesses: 100, dateCreated: '2021-06-01T12:00:00.000Z', title: 'One' },
@@ -107,7 +111,7 @@ const FIXTURE_CASES: readonly FixtureCase[] = [
   },
   {
     file: 'shlink.tsv',
-    layout: 'Shlink layout (tab-separated): shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt, title ← title, tags ← tags',
+    layout: 'Shlink layout (tab-separated): shortcode ← shortCode, url ← longUrl, accesses ← visits, date created ← createdAt, title ← title, tags ← tags, domain ← domain',
     notes: [
       `line 4: rejected: the date created "15/03/2024" ${AMBIGUOUS}`,
       'line 5: rejected: the shortcode "healthz" is a reserved path of this service (case-insensitively); rename it',
@@ -121,11 +125,12 @@ const FIXTURE_CASES: readonly FixtureCase[] = [
   },
   {
     file: 'kutt-api.json',
-    layout: 'Kutt layout (JSON document, its "data"): shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at, title ← description, expires ← expire_in',
+    layout: 'Kutt layout (JSON document, its "data"): shortcode ← address, url ← target, accesses ← visit_count, date created ← created_at, title ← description, expires ← expire_in, domain ← domain',
     notes: [
       `entry 3: ${TAKEN}`,
       'entry 4: rejected: the link is marked banned in the file (taken down by the other service)',
-      'entry 5: rejected: the link is password-protected in the file; Shortlink has no passwords, so it would open to anyone',
+      'entry 5: rejected: the link is password-protected in the file, and no export carries its password, so it would open to anyone; ' +
+        'create it again with a new password (shortlink shorten --password-file)',
     ],
     imported: [
       { shortCode: 'k1', pointsTo: 'https://example.com/kutt/1', accesses: 9, dateCreated: '2024-03-01T10:00:00.000Z', title: 'One character after the k' },
@@ -186,7 +191,7 @@ for (const engine of engines()) {
         try {
           const owner = await withTakenCode(database.url);
           const before = await databaseState(database.url);
-          const result = await runCli(['import', join(FIXTURES, fixture.file), '--account', String(owner.uid), '--dry-run'], {
+          const result = await runCli(['import', join(FIXTURES, fixture.file), '--account', String(owner.uid), '--dry-run', ...fixture.args ?? []], {
             env: { DATABASE_URL: database.url },
           });
           assert.equal(result.code, 0, result.stderr);
@@ -206,7 +211,7 @@ for (const engine of engines()) {
         const database = await engine.fresh();
         try {
           const owner = await withTakenCode(database.url);
-          const result = await runCli(['import', join(FIXTURES, fixture.file), '--account', String(owner.uid)], {
+          const result = await runCli(['import', join(FIXTURES, fixture.file), '--account', String(owner.uid), ...fixture.args ?? []], {
             env: { DATABASE_URL: database.url },
           });
           assert.equal(result.code, 0, result.stderr);
@@ -266,12 +271,12 @@ for (const engine of engines()) {
       try {
         await withTakenCode(database.url);
         const env = { DATABASE_URL: database.url, DEFAULT_MAX_LINKS: '1' };
-        const dry = await runCli(['import', join(FIXTURES, 'bitly.csv'), '--dry-run'], { env });
+        const dry = await runCli(['import', join(FIXTURES, 'bitly.csv'), '--dry-run', '--domain', 'localhost'], { env });
         assert.equal(dry.code, 0, dry.stderr);
         assert.match(dry.stdout, /Would import 2 of 4 rows into a new account\./);
         assert.equal((await databaseState(database.url)).accounts.length, 1);
 
-        const result = await runCli(['import', join(FIXTURES, 'bitly.csv')], { env });
+        const result = await runCli(['import', join(FIXTURES, 'bitly.csv'), '--domain', 'localhost'], { env });
         assert.equal(result.code, 0, result.stderr);
         const created = /Created account (\d+) for the import\. Its access code, shown only this once:\n {2}(\S+)\n/.exec(result.stdout);
         assert.ok(created, result.stdout);
@@ -447,6 +452,49 @@ for (const engine of engines()) {
       }
     });
 
+    test('a domain column puts rows on their domain, refused while unregistered, registered by --create-domains', async () => {
+      const database = await engine.fresh();
+      try {
+        const owner = await withTakenCode(database.url);
+        const file = folder.file(`domains-${engine.name}.csv`);
+        writeFileSync(file, [
+          'shortCode,longUrl,domain,forwardQuery,visits',
+          'taken-code,https://example.com/brand,go.brand.test,true,2',
+          'shared,https://example.com/default,,true,1',
+          'shared,https://example.com/dup,GO.brand.test:443,,0',
+          'shared,https://example.com/brand-shared,https://go.brand.test/,no,0',
+          'other,https://example.com/o,localhost,,0',
+          'bad,https://example.com/b,not a host,,0',
+          'loop,https://go.brand.test/x,,,0',
+          'flag,https://example.com/f,,maybe,0',
+          '',
+        ].join('\n'));
+        const env = { DATABASE_URL: database.url };
+        const unregistered = 'rejected: the domain "go.brand.test" is not registered (register it with "shortlink admin domains add https://go.brand.test", ' +
+          'or give --create-domains; --domain HOST puts every row on one domain)';
+        const dry = await runCli(['import', file, '--account', String(owner.uid), '--dry-run'], { env });
+        assert.equal(dry.code, 0, dry.stderr);
+        assert.deepEqual(notes(dry.stdout).slice(0, 3), [`line 2: ${unregistered}`, `line 4: ${unregistered}`, `line 5: ${unregistered}`]);
+
+        const result = await runCli(['import', file, '--account', String(owner.uid), '--create-domains'], { env });
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /domain ← domain, forward query ← forwardQuery\.\nRegistered the domain go\.brand\.test \(origin https:\/\/go\.brand\.test\)\.\n/);
+        const reported = notes(result.stdout);
+        assert.equal(reported.length, 4, result.stdout);
+        assert.match(reported[0]!, /^line 5: conflict: the shortcode "go\.brand\.test\/shared" appears earlier in the file \(line 4\)$/);
+        assert.equal(reported[1], 'line 7: rejected: the domain "not a host" is not a host name');
+        assert.match(reported[2]!, /^line 8: rejected: url .*/);
+        assert.equal(reported[3], 'line 9: rejected: forwardQuery must be true or false, got "maybe"');
+        const routing = await routingState(database.url);
+        assert.deepEqual(routing.map((link) => [link.shortCode, link.forwardQuery]), [
+          ['taken-code', false], ['go.brand.test/taken-code', true], ['shared', true], ['go.brand.test/shared', false], ['other', false],
+        ]);
+        assertCountsConsistent(await databaseState(database.url));
+      } finally {
+        await database.drop();
+      }
+    });
+
     test('rows without a shortcode get generated ones', async () => {
       const database = await engine.fresh();
       try {
@@ -483,6 +531,14 @@ for (const engine of engines()) {
               { short: 'trip-expired', url: 'https://example.com/old', expiresAt: '2001-01-01T00:00:00.000Z', maxVisits: 2_147_483_647 },
             ]);
             await seedAccount(store, [{ short: 'trip-other', url: 'https://example.org/', resolutions: 2 }]);
+            // The same shortcode on another domain, forwarding the query and routed by a rule.
+            await store.domains.putDomain({
+              host: 'go.trip.test', origin: 'https://go.trip.test', notFoundUrl: null, rootUrl: null, expiredUrl: null, dateCreated: new Date().toISOString(),
+            });
+            await seedAccount(store, [{
+              short: 'go.trip.test/trip-plain', url: 'https://example.com/on-domain', resolutions: 1, forwardQuery: true,
+              rules: '[{"if":{"os":["ios"],"query":{"ref":["qr","nfc"]}},"to":"https://apps.example.com/ios"}]',
+            }]);
           } finally {
             await store.close();
           }
@@ -490,17 +546,30 @@ for (const engine of engines()) {
           const exported = await runCli(['export', '--output', file], { env: { DATABASE_URL: source.url } });
           assert.equal(exported.code, 0, exported.stderr);
 
-          const imported = await runCli(['import', file], { env: { DATABASE_URL: target.url } });
+          assert.equal((await runCli(['migrate'], { env: { DATABASE_URL: target.url } })).code, 0);
+          const refused = await runCli(['import', file, '--dry-run'], { env: { DATABASE_URL: target.url } });
+          assert.equal(refused.code, 0, `${refused.stdout}\n${refused.stderr}`);
+          assert.deepEqual(notes(refused.stdout), [
+            'line 8: rejected: the domain "go.trip.test" is not registered (register it with "shortlink admin domains add https://go.trip.test", ' +
+              'or give --create-domains; --domain HOST puts every row on one domain)',
+          ].map((note) => (format === 'csv' ? note : note.replace('line 8', 'line 7'))));
+          const imported = await runCli(['import', file, '--create-domains'], { env: { DATABASE_URL: target.url } });
           assert.equal(imported.code, 0, imported.stderr);
-          assert.match(imported.stdout, /Imported 6 of 6 rows into account 1, which now holds 6 links/);
-          assert.match(imported.stdout, /Reading Shortlink layout: .*title ← Title, tags ← Tags, expires ← ExpiresAt, visit limit ← MaxVisits\./);
+          assert.match(imported.stdout, /^Registered the domain go\.trip\.test \(origin https:\/\/go\.trip\.test\)\.$/m);
+          assert.match(imported.stdout, /Imported 7 of 7 rows into account 1, which now holds 7 links/);
+          assert.match(imported.stdout, new RegExp(
+            'Reading Shortlink layout: .*title ← Title, tags ← Tags, expires ← ExpiresAt, visit limit ← MaxVisits, ' +
+              'domain ← Domain, forward query ← ForwardQuery, rules ← Rules\\.',
+          ));
 
           const before = await databaseState(source.url);
           const after = await databaseState(target.url);
           assert.ok(before.links.some((link) => link.title !== null && link.tags !== '' && link.maxVisits === null), 'the seed has details');
           assert.deepEqual(portable(after.links), portable(before.links));
           assertCountsConsistent(after);
-          assert.deepEqual(after.accounts.map((a) => a.held), [6]);
+          assert.deepEqual(after.accounts.map((a) => a.held), [7]);
+          assert.deepEqual(await routingState(target.url), await routingState(source.url));
+          assert.ok((await routingState(target.url)).some((link) => link.shortCode === 'go.trip.test/trip-plain' && link.forwardQuery && link.rules !== null));
 
           // A second export reads the same as the first, but for the owner.
           const again = await runCli(['export', '--format', format], { env: { DATABASE_URL: target.url } });

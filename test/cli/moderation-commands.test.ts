@@ -84,7 +84,7 @@ function moderationSuite(engine: string, setUp: () => Promise<{ url: string; rem
       assert.equal(byHost.code, 0, byHost.stderr);
       const found = jsonLines<{ ShortCode: string; CreatedBy: number }>(byHost.stdout);
       assert.deepEqual(found.map((link) => [link.ShortCode, link.CreatedBy]), [['mod-phish', owner.uid], ['mod-other', other.uid]]);
-      assert.deepEqual(Object.keys(found[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits']);
+      assert.deepEqual(Object.keys(found[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules']);
       const byText = await runCli(['admin', 'links', '--query', 'FINE'], { env });
       assert.deepEqual(jsonLines<{ ShortCode: string; Accesses: number }>(byText.stdout).map((l) => [l.ShortCode, l.Accesses]), [['mod-fine', 2]]);
       const bad = await runCli(['admin', 'links', '--host', 'https://x.example/'], { env });
@@ -120,6 +120,36 @@ function moderationSuite(engine: string, setUp: () => Promise<{ url: string; rem
       assert.match(again.stderr, /no link has this shortcode/);
       const accounts = jsonLines<{ Uid: number; Links: number }>((await runCli(['admin', 'accounts'], { env })).stdout);
       assert.equal(accounts.find((a) => a.Uid === owner.uid)!.Links, 1);
+    });
+
+    test('admin takedown --domain takes down the link of that domain only; admin links shows each link\'s Domain', async () => {
+      const store = await openDatabase(database.url);
+      let twin: SeededAccount;
+      try {
+        await store.domains.putDomain({
+          host: 'go.mod.test', origin: 'https://go.mod.test', notFoundUrl: null, rootUrl: null, expiredUrl: null, dateCreated: new Date().toISOString(),
+        });
+        twin = await seedAccount(store, [
+          { short: 'mod-twin', url: 'https://twin.example/default' },
+          { short: 'go.mod.test/mod-twin', url: 'https://twin.example/domain' },
+        ]);
+      } finally {
+        await store.close();
+      }
+      const listed = jsonLines<{ ShortCode: string; Domain: string | null; CreatedBy: number }>(
+        (await runCli(['admin', 'links', '--query', 'mod-twin'], { env })).stdout,
+      );
+      assert.deepEqual(listed.map((link) => [link.ShortCode, link.Domain, link.CreatedBy]), [['mod-twin', null, twin.uid], ['mod-twin', 'go.mod.test', twin.uid]]);
+      const unknown = await runCli(['admin', 'takedown', 'mod-twin', '--domain', 'nowhere.mod.test'], { env });
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stderr, /the domain "nowhere\.mod\.test" is not registered/);
+      const result = await runCli(['admin', 'takedown', 'mod-twin', '--domain', 'GO.mod.test'], { env });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, `Took down go.mod.test/mod-twin → https://twin.example/domain (account ${twin.uid}).\n`);
+      const left = jsonLines<{ ShortCode: string; Domain: string | null }>((await runCli(['admin', 'links', '--query', 'mod-twin'], { env })).stdout);
+      assert.deepEqual(left.map((link) => [link.ShortCode, link.Domain]), [['mod-twin', null]]);
+      const again = await runCli(['admin', 'takedown', 'mod-twin', '--domain', 'go.mod.test'], { env });
+      assert.match(again.stderr, /no link has this shortcode/);
     });
   });
 }

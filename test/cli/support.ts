@@ -101,6 +101,9 @@ export interface SeedLink {
   readonly tags?: readonly string[];
   readonly expiresAt?: string;
   readonly maxVisits?: number;
+  readonly forwardQuery?: boolean;
+  /** As stored: the `rules` parameter's JSON, e.g. `[{"if":{"os":["ios"]},"to":"https://…"}]`. */
+  readonly rules?: string;
 }
 
 export interface SeededAccount {
@@ -123,9 +126,10 @@ export async function seedAccount(store: Store, links: readonly SeedLink[], maxL
   const accessCode = newAccessCode();
   const account = await store.createAccount({ codeHash: hashAccessCode(accessCode), dateCreated: new Date().toISOString(), maxLinks });
   for (const link of links) {
-    const { title, tags, expiresAt, maxVisits } = link;
+    const { title, tags, expiresAt, maxVisits, forwardQuery, rules } = link;
     const result = await store.createLink({
       shortCode: link.short, pointsTo: link.url, createdBy: account.uid, dateCreated: new Date().toISOString(), title, tags, expiresAt, maxVisits,
+      forwardQuery, rules,
     });
     if (result !== 'created') throw new Error(`seeding ${link.short}: ${result}`);
     for (let i = 0; i < (link.resolutions ?? 0); i++) await store.resolveLink(link.short);

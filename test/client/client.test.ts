@@ -73,7 +73,7 @@ describe('client against a running server', () => {
   test('shorten answers the short URL and the shortcode, chosen or generated, ready for the other calls', async () => {
     const { client } = await signedIn();
     assert.deepEqual(await client.shorten('https://example.com/s1', { short: 'client-shorten' }), {
-      shortUrl: `${E2E_BASE_URL}/client-shorten`, shortCode: 'client-shorten',
+      shortUrl: `${E2E_BASE_URL}/client-shorten`, shortCode: 'client-shorten', domain: null,
     });
     const generated = await client.shorten('https://example.com/s2', { title: 'Two' });
     assert.match(generated.shortCode, /^[A-Za-z0-9]{6}$/);
@@ -89,10 +89,10 @@ describe('client against a running server', () => {
     const [link] = await client.listLinks();
     assert.equal(
       await client.listLinksCsv(),
-      'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n' +
-        `client-csv,https://example.com/csv,${account.Uid},0,${link!.DateCreated},"A, ""b""","t1,t2",,\n`,
+      'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits,Domain,ForwardQuery,Protected,Rules\n' +
+        `client-csv,https://example.com/csv,${account.Uid},0,${link!.DateCreated},"A, ""b""","t1,t2",,,,false,false,\n`,
     );
-    assert.equal(await client.listLinksCsv({ q: 'nothing-matches' }), 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits\n');
+    assert.equal(await client.listLinksCsv({ q: 'nothing-matches' }), 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits,Domain,ForwardQuery,Protected,Rules\n');
   });
 
   test('listLinks answers the LinkDetails of each link, oldest first', async () => {
@@ -106,7 +106,47 @@ describe('client against a running server', () => {
       { ShortCode: 'client-list-1', PointsTo: 'https://example.com/1', CreatedBy: account.Uid, Accesses: 0, DateCreated: list[0]!.DateCreated, ...none },
       { ShortCode: 'client-list-2', PointsTo: 'https://example.com/2', CreatedBy: account.Uid, Accesses: 0, DateCreated: list[1]!.DateCreated, ...none },
     ]);
-    assert.deepEqual(Object.keys(list[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules']);
+    assert.deepEqual(Object.keys(list[0]!), [
+      'ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules',
+    ]);
+  });
+
+  test('a link on another domain, with forwarding, rules and a password: created, listed, edited, resolved, counted, deleted by its LinkRef', async () => {
+    const { client } = await signedIn();
+    const registered = await fetch(`${server.url}/v1/admin/domain?origin=https://go.client.test`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.equal(registered.status, 200, await registered.text());
+    const created = await client.shorten('https://example.com/routed', {
+      short: 'client-twin', domain: 'go.client.test', forwardQuery: true, password: 'open sesame',
+      rules: [{ if: { os: 'ios' }, to: 'https://apps.example.com/ios' }, { if: { device: ['mobile', 'tablet'], query: { ref: 'qr' } }, to: 'https://example.com/qr' }],
+    });
+    assert.deepEqual(created, { shortUrl: 'https://go.client.test/client-twin', shortCode: 'client-twin', domain: 'go.client.test' });
+    await client.createLink('https://example.com/plain', { short: 'client-twin' });
+
+    const [onDomain, ...others] = await client.listLinks({ domain: 'go.client.test' });
+    assert.equal(others.length, 0);
+    assert.deepEqual([onDomain!.Domain, onDomain!.ForwardQuery, onDomain!.Protected, onDomain!.Rules], ['go.client.test', true, true, [
+      { If: { os: ['ios'] }, To: 'https://apps.example.com/ios' },
+      { If: { device: ['mobile', 'tablet'], query: { ref: ['qr'] } }, To: 'https://example.com/qr' },
+    ]]);
+
+    await refusal(() => anonymous.resolve(created), 401, /^Unable to resolve link: a password is required$/);
+    await refusal(() => anonymous.resolve(created, { password: 'not it at all' }), 401, /^Unable to resolve link: the password is wrong$/);
+    assert.equal((await anonymous.resolve(created, { password: 'open sesame' })).PointsTo, 'https://example.com/routed');
+    assert.equal((await anonymous.resolve('client-twin')).PointsTo, 'https://example.com/plain');
+    assert.equal((await client.stats({ short: 'client-twin', domain: 'go.client.test' })).ShortCode, 'client-twin');
+
+    const edited = await client.updateLink(created, { forwardQuery: false, rules: null, password: null, title: 'Open' });
+    assert.deepEqual([edited.Domain, edited.ForwardQuery, edited.Protected, edited.Rules, edited.Title], ['go.client.test', false, false, [], 'Open']);
+    assert.equal((await anonymous.resolve(created)).Accesses, 2);
+    await refusal(() => client.createLink('https://example.com/x', { domain: 'nowhere.client.test' }), 400, /^Unable to create link: .*not registered/);
+
+    await client.deleteLink({ shortCode: onDomain!.ShortCode, domain: onDomain!.Domain });
+    assert.deepEqual((await client.listLinks()).map((link) => [link.ShortCode, link.Domain]), [['client-twin', null]]);
+    const results = await client.createLinks([{ url: 'https://example.com/bulk', domain: 'go.client.test', forwardQuery: true }]);
+    assert.match((results[0] as { ShortUrl: string }).ShortUrl, /^https:\/\/go\.client\.test\/[A-Za-z0-9]{6}$/);
+    const admin = new ShortlinkAdminClient({ baseUrl: server.url, token: ADMIN_TOKEN });
+    await admin.takeDownLink({ shortCode: 'client-twin', domain: null });
+    assert.deepEqual((await client.listLinks()).map((link) => [link.Domain, link.ForwardQuery]), [['go.client.test', true]]);
   });
 
   test('createLink takes the details, updateLink edits and clears them, listLinksPage follows the cursor', async () => {

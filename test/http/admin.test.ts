@@ -8,13 +8,14 @@ import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { AdminAccount, LinkDetails } from '../../src/http/schemas.ts';
 import { newAccount, TEST_BASE_URL } from '../helpers/app.ts';
-import { appFor, assertError, createLinkOk, JSON_TYPE, listLinks, resolve, TEXT } from './support.ts';
+import { appFor, assertError, createLink, createLinkOk, JSON_TYPE, listLinks, resolve, TEXT } from './support.ts';
 
+const TEST_BASE_HOST = new URL(TEST_BASE_URL).hostname;
 const TOKEN = 'T0ken-for-the-admin-tests_0123456789abcdef';
 const ADMIN_KEYS = ['Uid', 'DateCreated', 'MaxLinks', 'Links', 'Disabled'];
 const DETAILS_KEYS = ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules'];
 
-function admin(app: FastifyInstance, method: 'GET' | 'PATCH' | 'DELETE', url: string, query: Record<string, string> = {}, token = TOKEN) {
+function admin(app: FastifyInstance, method: 'GET' | 'PATCH' | 'DELETE' | 'PUT', url: string, query: Record<string, string> = {}, token = TOKEN) {
   return app.inject({ method, url, query, headers: { authorization: `Bearer ${token}` } });
 }
 
@@ -289,6 +290,23 @@ describe('DELETE /v1/admin/link', () => {
     assertError(await admin(app, 'DELETE', '/v1/admin/link', { short: 'never-was' }), 404, 'administer');
     assertError(await admin(app, 'DELETE', '/v1/admin/link', { short: 'take\u0000down' }), 404, 'administer');
     assertError(await admin(app, 'DELETE', '/v1/admin/link'), 400, 'administer');
+  });
+
+  test('takes down the link of the domain named, leaving the same shortcode on another domain', async (t) => {
+    const { app } = await appFor(t, { adminToken: TOKEN });
+    assert.equal((await admin(app, 'PUT', '/v1/admin/domain', { origin: 'https://go.example.com' })).statusCode, 200);
+    const { code } = await newAccount(app);
+    await createLinkOk(app, code, { url: 'https://phish.example/a', short: 'twin-code' });
+    assert.equal((await createLink(app, code, { url: 'https://phish.example/b', short: 'twin-code', domain: 'go.example.com' })).statusCode, 200);
+    assert.equal((await admin(app, 'DELETE', '/v1/admin/link', { short: 'twin-code', domain: 'GO.example.com' })).statusCode, 200);
+    assert.deepEqual((await listLinks(app, code)).map((link) => [link.ShortCode, link.Domain]), [['twin-code', null]]);
+    assertError(await admin(app, 'DELETE', '/v1/admin/link', { short: 'twin-code', domain: 'go.example.com' }), 404, 'administer');
+    assertError(await admin(app, 'DELETE', '/v1/admin/link', { short: 'twin-code', domain: 'nowhere.example' }), 400, 'administer');
+    // The key is never taken from `short`: a slash is in no shortcode.
+    assert.equal((await createLink(app, code, { url: 'https://phish.example/c', short: 'other-code', domain: 'go.example.com' })).statusCode, 200);
+    assertError(await admin(app, 'DELETE', '/v1/admin/link', { short: 'go.example.com/other-code' }), 404, 'administer');
+    assert.equal((await admin(app, 'DELETE', '/v1/admin/link', { short: 'twin-code', domain: TEST_BASE_HOST })).statusCode, 200);
+    assert.deepEqual((await listLinks(app, code)).map((link) => [link.ShortCode, link.Domain]), [['other-code', 'go.example.com']]);
   });
 });
 

@@ -315,10 +315,10 @@ describe('GET /v1/links filters and pages', () => {
     });
     await createLinkOk(app, code, { url: 'https://example.com/plain', short: 'csv-two' });
     const { links } = await listDetails(app, code);
-    const header = 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits';
+    const header = 'ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits,Domain,ForwardQuery,Protected,Rules';
     const expected = `${header}\n` +
-      `csv-one,"https://example.com/a,b?q=""x""",${uid},0,${links[0]!.DateCreated},"Say ""hi"", twice","b,a",2031-01-01T00:00:00.000Z,9\n` +
-      `csv-two,https://example.com/plain,${uid},0,${links[1]!.DateCreated},,,,\n`;
+      `csv-one,"https://example.com/a,b?q=""x""",${uid},0,${links[0]!.DateCreated},"Say ""hi"", twice","b,a",2031-01-01T00:00:00.000Z,9,,false,false,\n` +
+      `csv-two,https://example.com/plain,${uid},0,${links[1]!.DateCreated},,,,,,false,false,\n`;
     const byFormat = await app.inject({ method: 'GET', url: '/v1/links', query: { format: 'csv' }, headers: { authorization: `Bearer ${code}` } });
     assert.equal(byFormat.statusCode, 200, byFormat.body);
     assert.equal(byFormat.headers['content-type'], 'text/csv; charset=utf-8');

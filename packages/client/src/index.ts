@@ -28,6 +28,8 @@ export type * from './types.js';
 export interface StatsOptions {
   /** One link; omitted: every link of the account. */
   readonly short?: string;
+  /** The domain of `short` (a registered host); omitted: the default domain. */
+  readonly domain?: string;
   /** Start of the period (a Date, or RFC 3339 with an offset); default 30 days before `to`. */
   readonly from?: Date | string;
   /** End of the period; default now. */
@@ -47,6 +49,50 @@ export interface CreateLinkOptions {
   readonly expires?: Date | string;
   /** How many resolutions the link allows in all (1 to 2,147,483,647). */
   readonly maxVisits?: number;
+  /** The host of a registered domain (see the service's `GET /v1/domains`); omitted: the default domain. */
+  readonly domain?: string;
+  /** Whether a redirect appends the visitor's query string to the target; omitted: the service's FORWARD_QUERY. */
+  readonly forwardQuery?: boolean;
+  /** Redirect rules, at most 10, first match wins (a visit no rule matches goes to the target). */
+  readonly rules?: readonly RedirectRule[];
+  /** A password (8–200 characters) visitors must give; stored only as a hash, never shown. */
+  readonly password?: string;
+}
+
+/** One value of a rule condition, or a list of them (any one matches). */
+export type RuleValue<T extends string = string> = T | readonly T[];
+
+/** What a visit must meet for a rule to send it on: every condition given must hold. */
+export interface RedirectConditions {
+  readonly device?: RuleValue<'desktop' | 'mobile' | 'tablet'>;
+  readonly os?: RuleValue<'android' | 'ios' | 'windows' | 'macos' | 'linux'>;
+  /** ISO 3166 alpha-2 codes, e.g. `DE`. */
+  readonly country?: RuleValue;
+  /** Primary language subtags, e.g. `de`, matched against every language of `Accept-Language`. */
+  readonly language?: RuleValue;
+  /** Query parameters the visit's URL must carry, each with this value (or one of these). */
+  readonly query?: Readonly<Record<string, RuleValue>>;
+}
+
+/**
+ * A redirect rule as create and edit take it: `{if: {device: 'mobile'}, to: 'https://…'}`.
+ * LinkDetails shows the stored rules as `{If, To}` with every value a list.
+ */
+export interface RedirectRule {
+  readonly if: RedirectConditions;
+  readonly to: string;
+}
+
+/**
+ * How a call names one link: its shortcode (on the default domain), or its shortcode and its
+ * domain's host. `shorten`'s answer is one, so is `{shortCode: d.ShortCode, domain: d.Domain}`
+ * of a LinkDetails `d`.
+ */
+export type LinkRef = string | { readonly shortCode: string; readonly domain?: string | null };
+
+export interface ResolveOptions {
+  /** The password of a protected link; it goes in a POST body, never in the URL. */
+  readonly password?: string;
 }
 
 /** An edit (`updateLink`): fields left out stay as they are; null clears one. */
@@ -56,9 +102,16 @@ export interface LinkChanges {
   readonly tags?: readonly string[] | null;
   readonly expires?: Date | string | null;
   readonly maxVisits?: number | null;
+  readonly forwardQuery?: boolean;
+  /** The new rules, replacing every old one; null or [] removes them. */
+  readonly rules?: readonly RedirectRule[] | null;
+  /** A new password; null removes the protection. */
+  readonly password?: string | null;
 }
 
 export interface ListLinksOptions {
+  /** Only the links of this domain (a registered host, or the default host); every domain when omitted. */
+  readonly domain?: string;
   /** Only links whose shortcode, target or title contains this (case-insensitive). */
   readonly q?: string;
   /** Only links carrying all of these tags. */
@@ -71,12 +124,14 @@ export interface ListLinksOptions {
   readonly cursor?: string;
 }
 
-/** What `shorten` answers: the short URL as the service wrote it, and its shortcode. */
+/** What `shorten` answers: the short URL as the service wrote it, its shortcode and its domain (a LinkRef). */
 export interface CreatedLink {
-  /** `BASE_URL/ShortCode`, as the service answers it. */
+  /** The domain's origin (`BASE_URL` on the default domain), `/`, the ShortCode, as the service answers it. */
   readonly shortUrl: string;
   /** The link's shortcode: the one asked for, or the one the service generated. */
   readonly shortCode: string;
+  /** The domain asked for, or null for the default domain. */
+  readonly domain: string | null;
 }
 
 export interface LinkPage {
@@ -174,12 +229,7 @@ export class ShortlinkClient {
   /** Creates a link and returns its short URL (`BASE_URL/ShortCode`, as the service answers it). */
   async createLink(url: string, options: CreateLinkOptions = {}): Promise<string> {
     // Parameters go in a JSON body, which keeps the target out of request logs.
-    const body: Record<string, unknown> = { url };
-    if (options.short !== undefined) body.short = options.short;
-    if (options.title !== undefined) body.title = options.title;
-    if (options.tags !== undefined) body.tags = [...options.tags];
-    if (options.expires !== undefined) body.expires = timeText(options.expires);
-    if (options.maxVisits !== undefined) body.max_visits = options.maxVisits;
+    const body = createBody(url, options);
     const response = await this.#send({ method: 'POST', path: '/v1/link', authenticated: true, operation: 'create link', body });
     return response.text();
   }
@@ -190,17 +240,22 @@ export class ShortlinkClient {
    */
   async shorten(url: string, options: CreateLinkOptions = {}): Promise<CreatedLink> {
     const shortUrl = await this.createLink(url, options);
-    return { shortUrl, shortCode: options.short ?? shortCodeOf(shortUrl) };
+    return { shortUrl, shortCode: options.short ?? shortCodeOf(shortUrl), domain: emptyAsNull(options.domain) };
   }
 
   /** Edits one of the account's links (`PATCH /v1/link`) and answers it as it then stands. */
-  async updateLink(shortCode: string, changes: LinkChanges): Promise<LinkDetails> {
+  async updateLink(link: LinkRef, changes: LinkChanges): Promise<LinkDetails> {
+    const { shortCode, domain } = refOf(link);
     const body: Record<string, unknown> = { short: shortCode };
+    if (domain !== null) body.domain = domain;
     if (changes.url !== undefined) body.url = changes.url;
     if (changes.title !== undefined) body.title = changes.title ?? '';
     if (changes.tags !== undefined) body.tags = changes.tags === null ? [] : [...changes.tags];
     if (changes.expires !== undefined) body.expires = changes.expires === null ? '' : timeText(changes.expires);
     if (changes.maxVisits !== undefined) body.max_visits = changes.maxVisits ?? '';
+    if (changes.forwardQuery !== undefined) body.forward_query = changes.forwardQuery;
+    if (changes.rules !== undefined) body.rules = changes.rules === null ? [] : [...changes.rules];
+    if (changes.password !== undefined) body.password = changes.password ?? '';
     return this.#json<LinkDetails>({ method: 'PATCH', path: '/v1/link', authenticated: true, operation: 'update link', body });
   }
 
@@ -222,9 +277,9 @@ export class ShortlinkClient {
 
   /**
    * The account's links as CSV (`GET /v1/links?format=csv`): a header line
-   * `ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits`, then
-   * one record per link, oldest first (Tags comma-separated in one field, absent values
-   * empty); the layout of `shortlink export`, which `shortlink import` reads back. All the
+   * `ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits,Domain,ForwardQuery,Protected,Rules`,
+   * then one record per link, oldest first (Tags comma-separated in one field, Rules JSON,
+   * absent values empty); the layout of `shortlink export`, which `shortlink import` reads back. All the
    * links, or one page when `limit` is given.
    */
   async listLinksCsv(options: ListLinksOptions = {}): Promise<string> {
@@ -235,8 +290,8 @@ export class ShortlinkClient {
   }
 
   /** Deletes one of the account's links; its shortcode becomes free again. */
-  async deleteLink(shortCode: string): Promise<void> {
-    const query = new URLSearchParams({ short: shortCode });
+  async deleteLink(link: LinkRef): Promise<void> {
+    const query = refQuery(link);
     const response = await this.#send({ method: 'DELETE', path: `/v1/link?${query}`, authenticated: true, operation: 'delete link' });
     await response.body?.cancel();
   }
@@ -256,11 +311,21 @@ export class ShortlinkClient {
     await response.body?.cancel();
   }
 
-  /** Looks a link up. This counts one access, and the answer includes it. */
-  async resolve(shortCode: string): Promise<Link> {
-    return this.#json<Link>({
-      method: 'GET', path: `/v1/get/${encodeURIComponent(shortCode)}`, authenticated: false, operation: 'resolve link',
-    });
+  /**
+   * Looks a link up. This counts one access, and the answer includes it. A protected link
+   * needs its password (401 without it, or with a wrong one).
+   */
+  async resolve(link: LinkRef, options: ResolveOptions = {}): Promise<Link> {
+    const { shortCode, domain } = refOf(link);
+    const path = `/v1/get/${encodeURIComponent(shortCode)}`;
+    if (options.password !== undefined) {
+      // In a body, so that the password stays out of URLs and the logs that keep them.
+      const body: Record<string, string> = { password: options.password };
+      if (domain !== null) body.domain = domain;
+      return this.#json<Link>({ method: 'POST', path, authenticated: false, operation: 'resolve link', body });
+    }
+    const query = domain === null ? '' : `?${new URLSearchParams({ domain })}`;
+    return this.#json<Link>({ method: 'GET', path: `${path}${query}`, authenticated: false, operation: 'resolve link' });
   }
 
   /**
@@ -446,13 +511,39 @@ export interface BulkLink extends CreateLinkOptions {
 
 /** A bulk item as the service reads it: `createLink`'s JSON body. */
 function bulkItem(link: BulkLink): Record<string, unknown> {
-  const body: Record<string, unknown> = { url: link.url };
-  if (link.short !== undefined) body.short = link.short;
-  if (link.title !== undefined) body.title = link.title;
-  if (link.tags !== undefined) body.tags = [...link.tags];
-  if (link.expires !== undefined) body.expires = timeText(link.expires);
-  if (link.maxVisits !== undefined) body.max_visits = link.maxVisits;
+  return createBody(link.url, link);
+}
+
+/** The JSON body of a create (`POST /v1/link`, or one item of a bulk create). */
+function createBody(url: string, options: CreateLinkOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = { url };
+  if (options.short !== undefined) body.short = options.short;
+  if (options.title !== undefined) body.title = options.title;
+  if (options.tags !== undefined) body.tags = [...options.tags];
+  if (options.expires !== undefined) body.expires = timeText(options.expires);
+  if (options.maxVisits !== undefined) body.max_visits = options.maxVisits;
+  if (options.domain !== undefined) body.domain = options.domain;
+  if (options.forwardQuery !== undefined) body.forward_query = options.forwardQuery;
+  if (options.rules !== undefined) body.rules = [...options.rules];
+  if (options.password !== undefined) body.password = options.password;
   return body;
+}
+
+function emptyAsNull(domain: string | null | undefined): string | null {
+  return domain === undefined || domain === null || domain === '' ? null : domain;
+}
+
+/** A LinkRef's shortcode and domain (null: the default domain). */
+function refOf(link: LinkRef): { shortCode: string; domain: string | null } {
+  return typeof link === 'string' ? { shortCode: link, domain: null } : { shortCode: link.shortCode, domain: emptyAsNull(link.domain) };
+}
+
+/** `short` and, off the default domain, `domain`: how a query names a link. */
+function refQuery(link: LinkRef): URLSearchParams {
+  const { shortCode, domain } = refOf(link);
+  const query = new URLSearchParams({ short: shortCode });
+  if (domain !== null) query.set('domain', domain);
+  return query;
 }
 
 /** One Server-Sent Events frame as an event; undefined for a comment or `retry:` frame. */
@@ -482,6 +573,7 @@ function parseUrl(text: string): URL | undefined {
 
 function listQuery(options: ListLinksOptions): URLSearchParams {
   const query = new URLSearchParams();
+  if (options.domain !== undefined) query.set('domain', options.domain);
   if (options.q !== undefined) query.set('q', options.q);
   if (options.tags !== undefined && options.tags.length > 0) query.set('tag', options.tags.join(','));
   if (options.limit !== undefined) query.set('limit', String(options.limit));
@@ -493,6 +585,7 @@ function listQuery(options: ListLinksOptions): URLSearchParams {
 function statsQuery(options: StatsOptions): URLSearchParams {
   const query = new URLSearchParams();
   if (options.short !== undefined) query.set('short', options.short);
+  if (options.domain !== undefined && options.domain !== '') query.set('domain', options.domain);
   if (options.from !== undefined) query.set('from', timeText(options.from));
   if (options.to !== undefined) query.set('to', timeText(options.to));
   if (options.interval !== undefined) query.set('interval', options.interval);
@@ -594,9 +687,9 @@ export class ShortlinkAdminClient {
     return this.#page<LinkDetails>('/v1/admin/links', query);
   }
 
-  /** Deletes any account's link; its shortcode becomes free again. */
-  async takeDownLink(shortCode: string): Promise<void> {
-    const response = await this.#send({ method: 'DELETE', path: `/v1/admin/link?${new URLSearchParams({ short: shortCode })}` });
+  /** Deletes any account's link; its shortcode becomes free again (on its domain). */
+  async takeDownLink(link: LinkRef): Promise<void> {
+    const response = await this.#send({ method: 'DELETE', path: `/v1/admin/link?${refQuery(link)}` });
     await response.body?.cancel();
   }
 

@@ -9,6 +9,7 @@ import { extname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../../config.ts';
+import { linkDetailsData } from '../../events/payloads.ts';
 import { LINK_CSV_HEADER, linkCsvRecord } from '../../http/links-csv.ts';
 import type { AdminStore, ExportedLink } from '../../store/admin.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type Command } from '../command.ts';
@@ -83,14 +84,18 @@ export const exportLinks: Command = {
 
 Writes every link of every account, oldest first, read from one consistent snapshot, with
 everything it holds: ShortCode, PointsTo, CreatedBy, Accesses, DateCreated, Title, Tags,
-ExpiresAt and MaxVisits. Streams, so any number of links fits in little memory; a progress
-line goes to stderr every 10,000 links.
+ExpiresAt, MaxVisits, Domain, ForwardQuery, Protected and Rules. Streams, so any number of
+links fits in little memory; a progress line goes to stderr every 10,000 links. Passwords
+are never exported (only their hashes are stored): Protected says a link has one, and
+"shortlink import" refuses such a link rather than bring it back open to anyone.
 
-  jsonl   one JSON object per line, keys as above (the default); Tags an array, an absent
-          Title, ExpiresAt or MaxVisits null, as the API answers them
+  jsonl   one JSON object per line, keys as above (the default), as the API answers them
+          (LinkDetails): Tags an array, an absent Title, ExpiresAt or MaxVisits null, Domain
+          null on the default domain, Rules [{"If": {…}, "To": "…"}]
   csv     a header line, then RFC 4180 records (quoted where needed); Tags one field of
-          comma-separated tags ("a,b"), an absent value an empty field: the columns of
-          GET /v1/links?format=csv, which any account may ask of its own links
+          comma-separated tags ("a,b"), ForwardQuery and Protected true or false, Rules its
+          JSON text, an absent value (the default domain's Domain too) an empty field: the
+          columns of GET /v1/links?format=csv, which any account may ask of its own links
 
 Options:
   --format jsonl|csv  default: from the --output extension (.csv, .jsonl), else jsonl
@@ -160,16 +165,7 @@ ${DATABASE_HELP}
   },
 };
 
+/** One link as the API's LinkDetails: the shortcode and its Domain apart, never a password. */
 function jsonLine(link: ExportedLink): string {
-  return `${JSON.stringify({
-    ShortCode: link.shortCode,
-    PointsTo: link.pointsTo,
-    CreatedBy: link.createdBy,
-    Accesses: link.accesses,
-    DateCreated: link.dateCreated,
-    Title: link.title,
-    Tags: link.tags,
-    ExpiresAt: link.expiresAt,
-    MaxVisits: link.maxVisits,
-  })}\n`;
+  return `${JSON.stringify(linkDetailsData(link))}\n`;
 }

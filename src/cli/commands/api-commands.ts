@@ -5,11 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { renameSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import {
-  ShortlinkClient, type CreateLinkOptions, type Link, type LinkChanges, type LinkDetails, type ListLinksOptions, type Statistics, type StatsOptions,
+  ShortlinkClient, type CreateLinkOptions, type LinkChanges, type LinkDetails, type LinkRef, type ListLinksOptions, type Statistics,
+  type StatsOptions,
 } from '../../../packages/client/src/index.ts';
 import { ACCESS_CODE_VARIABLE, readAccessCode, reserveCodeFile } from '../access-code-source.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
 import type { Account } from '../../http/schemas.ts';
+import { CLEARING_OPTIONS, DOMAIN_HELP, DOMAIN_OPTION, ROUTING_HELP, ROUTING_OPTIONS, routingOf } from '../link-options.ts';
 import { configOf } from './server-commands.ts';
 import { FROM_FILE_HELP, shortenFromFile } from './bulk-shorten.ts';
 
@@ -187,24 +189,38 @@ function visitLimit(command: Command, raw: string): number {
   return wholeNumber(command, '--max-visits', raw, 1);
 }
 
-/** The details of one of the account's links, found by its shortcode. */
-async function detailsOf(client: ShortlinkClient, shortCode: string): Promise<LinkDetails | undefined> {
+/** The details of one of the account's links, found by its shortcode on its domain. */
+async function detailsOf(client: ShortlinkClient, shortCode: string, domain: string | undefined): Promise<LinkDetails | undefined> {
   // q matches within shortcodes, targets and titles: every match comes, the exact one is kept.
-  return (await client.listLinks({ q: shortCode })).find((link) => link.ShortCode === shortCode);
+  const found = await client.listLinks({ q: shortCode, ...(domain === undefined ? {} : { domain }) });
+  return found.find((link) => link.ShortCode === shortCode);
+}
+
+/** How the CLI names a link: its shortcode, or `host/shortcode` off the default domain. */
+export function linkName(shortCode: string, domain: string | null | undefined): string {
+  return domain === null || domain === undefined || domain === '' ? shortCode : `${domain}/${shortCode}`;
+}
+
+/** The link CODE names with --domain. */
+function refOf(code: string, domain: string | undefined): LinkRef {
+  return domain === undefined ? code : { shortCode: code, domain };
 }
 
 export const shorten: Command = {
   name: 'shorten',
-  summary: 'create a short link: shorten URL [--short CODE] [--title …] [--tags …] [--expires …] [--max-visits N], or many: shorten --from-file PATH',
-  help: `Usage: shortlink shorten URL [--short CODE] [--title TEXT] [--tags a,b] [--expires TIME]
-                        [--max-visits N] [--json] [--code-file PATH] [--server URL]
-       shortlink shorten --from-file PATH [--code-file PATH] [--server URL]
+  summary: 'create a short link: shorten URL [--short CODE] [--domain HOST] [--title …] [--rule JSON] [--password-file PATH] …, or many: shorten --from-file PATH',
+  help: `Usage: shortlink shorten URL [--short CODE] [--domain HOST] [--title TEXT] [--tags a,b]
+                        [--expires TIME] [--max-visits N] [--forward-query] [--rule JSON]...
+                        [--password-file PATH] [--json] [--code-file PATH] [--server URL]
+       shortlink shorten --from-file PATH [the same options but --short] [--code-file PATH] [--server URL]
 
-Creates a link to URL and prints its short URL.
+Creates a link to URL and prints its short URL (on its domain's origin).
 
 Options:
   --short CODE        the shortcode to use (5-2000 of A-Z a-z 0-9 - . _ ~); generated when omitted
+${DOMAIN_HELP}
 ${LINK_FIELD_HELP}
+${ROUTING_HELP}
   --json              print the new link as JSON instead: ShortUrl, then its LinkDetails
 ${FROM_FILE_HELP}
 ${CODE_HELP}
@@ -212,7 +228,9 @@ ${CODE_HELP}
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: shorten,
-      options: { ...CODE_OPTIONS, ...LINK_FIELD_OPTIONS, short: { type: 'string' }, json: { type: 'boolean' }, 'from-file': { type: 'string' } },
+      options: {
+        ...CODE_OPTIONS, ...LINK_FIELD_OPTIONS, ...ROUTING_OPTIONS, short: { type: 'string' }, json: { type: 'boolean' }, 'from-file': { type: 'string' },
+      },
       positionals: ['url?'],
     });
     if (parsed === undefined) return 0;
@@ -220,22 +238,31 @@ ${CODE_HELP}
     const maxVisits = parsed.values['max-visits'];
     const fromFile = parsed.values['from-file'];
     const url = parsed.positionals[0];
-    if (fromFile !== undefined && (url !== undefined || short !== undefined)) {
-      throw new UsageError(shorten.name, '--from-file takes no URL and no --short');
+    if (fromFile !== undefined && (url !== undefined || short !== undefined || json === true)) {
+      throw new UsageError(shorten.name, '--from-file takes no URL, no --short and no --json');
+    }
+    if (fromFile === '-' && parsed.values['password-file'] === '-') {
+      throw new UsageError(shorten.name, '--from-file - and --password-file - cannot both read standard input');
     }
     if (fromFile === undefined && url === undefined) throw new UsageError(shorten.name, 'missing URL (or --from-file PATH)');
+    const routing = routingOf(shorten, parsed.values, false);
     const client = authenticatedClient(shorten, context, parsed.values);
-    if (fromFile !== undefined) return shortenFromFile(client, fromFile, context);
+    // With --from-file, every option but --short applies to each link of the file.
     const options: CreateLinkOptions = {
       ...(short === undefined ? {} : { short }),
       ...(title === undefined ? {} : { title }),
       ...(tags === undefined ? {} : { tags: tagList(tags) }),
       ...(expires === undefined ? {} : { expires }),
       ...(maxVisits === undefined ? {} : { maxVisits: visitLimit(shorten, maxVisits) }),
+      ...(routing.domain === undefined ? {} : { domain: routing.domain }),
+      ...(routing.forwardQuery === undefined ? {} : { forwardQuery: routing.forwardQuery }),
+      ...(routing.rules == null ? {} : { rules: routing.rules }),
+      ...(routing.password == null ? {} : { password: routing.password }),
     };
+    if (fromFile !== undefined) return shortenFromFile(client, fromFile, context, options);
     const created = await client.shorten(url!, options);
     if (json === true) {
-      const details = await detailsOf(client, created.shortCode);
+      const details = await detailsOf(client, created.shortCode, routing.domain);
       printJson(context, { ShortUrl: created.shortUrl, ...(details ?? { ShortCode: created.shortCode }) });
     } else {
       context.stdout.write(`${created.shortUrl}\n`);
@@ -246,42 +273,57 @@ ${CODE_HELP}
 
 export const edit: Command = {
   name: 'edit',
-  summary: 'change one of your links: edit CODE [--url URL] [--title …] [--tags …] [--expires …] [--max-visits N]',
-  help: `Usage: shortlink edit CODE [--url URL] [--title TEXT] [--tags a,b] [--expires TIME]
-                     [--max-visits N] [--json] [--code-file PATH] [--server URL]
+  summary: 'change one of your links: edit CODE [--domain HOST] [--url URL] [--title …] [--rule JSON] [--no-password] …',
+  help: `Usage: shortlink edit CODE [--domain HOST] [--url URL] [--title TEXT] [--tags a,b]
+                     [--expires TIME] [--max-visits N] [--forward-query | --no-forward-query]
+                     [--rule JSON... | --rules JSON | --no-rules]
+                     [--password-file PATH | --no-password] [--json] [--code-file PATH] [--server URL]
 
 Changes your link CODE (PATCH /v1/link) and prints it as it then stands. Give at least one
 option; the others stay as they are. An empty value clears a field: --title "" removes the
 title, --tags "" every tag, --expires "" the expiry, --max-visits "" the limit (a link that
-had expired or reached its limit then resolves again). The shortcode and its accesses never
-change.
+had expired or reached its limit then resolves again). --rule or --rules replaces every rule;
+--no-rules (or --rules "") removes them, --no-password the password. The shortcode, its
+domain and its accesses never change.
 
 Options:
+${DOMAIN_HELP.replace("the link's domain", "the domain CODE is on")}
   --url URL           a new target
 ${LINK_FIELD_HELP}
+${ROUTING_HELP}
+  --no-rules          remove every rule
+  --no-password       remove the password: the link opens to anyone again
   --json              print the API's LinkDetails JSON instead
 ${CODE_HELP}
 `,
   async run(args, context) {
     const parsed = parseCommand(args, context, {
       command: edit,
-      options: { ...CODE_OPTIONS, ...LINK_FIELD_OPTIONS, url: { type: 'string' }, json: { type: 'boolean' } },
+      options: { ...CODE_OPTIONS, ...LINK_FIELD_OPTIONS, ...ROUTING_OPTIONS, ...CLEARING_OPTIONS, url: { type: 'string' }, json: { type: 'boolean' } },
       positionals: ['code'],
     });
     if (parsed === undefined) return 0;
     const { url, title, tags, expires, json } = parsed.values;
     const maxVisits = parsed.values['max-visits'];
+    const routing = routingOf(edit, parsed.values, true);
     const changes: LinkChanges = {
       ...(url === undefined ? {} : { url }),
       ...(title === undefined ? {} : { title: title === '' ? null : title }),
       ...(tags === undefined ? {} : { tags: tags.trim() === '' ? null : tagList(tags) }),
       ...(expires === undefined ? {} : { expires: expires === '' ? null : expires }),
       ...(maxVisits === undefined ? {} : { maxVisits: maxVisits === '' ? null : visitLimit(edit, maxVisits) }),
+      ...(routing.forwardQuery === undefined ? {} : { forwardQuery: routing.forwardQuery }),
+      ...(routing.rules === undefined ? {} : { rules: routing.rules }),
+      ...(routing.password === undefined ? {} : { password: routing.password }),
     };
     if (Object.keys(changes).length === 0) {
-      throw new UsageError(edit.name, 'nothing to change: give --url, --title, --tags, --expires or --max-visits');
+      throw new UsageError(
+        edit.name,
+        'nothing to change: give --url, --title, --tags, --expires, --max-visits, --forward-query, --rule, --rules, --password-file or a --no-… option',
+      );
     }
-    const details = await authenticatedClient(edit, context, parsed.values).updateLink(parsed.positionals[0]!, changes);
+    const client = authenticatedClient(edit, context, parsed.values);
+    const details = await client.updateLink(refOf(parsed.positionals[0]!, routing.domain), changes);
     if (json === true) printJson(context, details);
     else context.stdout.write(describeLink(details));
     return 0;
@@ -292,6 +334,7 @@ ${CODE_HELP}
 export function describeLink(link: LinkDetails): string {
   const rows: [string, string][] = [
     ['ShortCode', link.ShortCode],
+    ['Domain', link.Domain ?? '- (the default domain)'],
     ['PointsTo', link.PointsTo],
     ['Accesses', String(link.Accesses)],
     ['DateCreated', link.DateCreated],
@@ -299,20 +342,38 @@ export function describeLink(link: LinkDetails): string {
     ['Tags', link.Tags.length === 0 ? '-' : link.Tags.join(',')],
     ['ExpiresAt', link.ExpiresAt ?? '-'],
     ['MaxVisits', link.MaxVisits === null ? '-' : String(link.MaxVisits)],
+    ['ForwardQuery', link.ForwardQuery ? 'yes' : 'no'],
+    ['Protected', link.Protected ? 'yes (a password)' : 'no'],
+    ['Rules', link.Rules.length === 0 ? '-' : link.Rules.map((rule, i) => `${i + 1}. ${describeRule(rule)}`).join(`\n${' '.repeat(14)}`)],
   ];
-  return rows.map(([name, value]) => `${name.padEnd(12)}${value}\n`).join('');
+  return rows.map(([name, value]) => `${name.padEnd(14)}${value}\n`).join('');
+}
+
+/** One rule on one line: `device=mobile,tablet os=ios query:ref=a → https://…`. */
+export function describeRule(rule: LinkDetails['Rules'][number]): string {
+  const conditions: string[] = [];
+  for (const [name, value] of Object.entries(rule.If)) {
+    if (name === 'query') {
+      for (const [parameter, values] of Object.entries(value as Record<string, string[]>)) conditions.push(`query:${parameter}=${values.join(',')}`);
+    } else {
+      conditions.push(`${name}=${(value as string[]).join(',')}`);
+    }
+  }
+  return `${conditions.join(' ')} → ${rule.To}`;
 }
 
 export const links: Command = {
   name: 'links',
-  summary: 'list your links: links [--search TEXT] [--tag a,b] [--limit N]',
-  help: `Usage: shortlink links [--search TEXT] [--tag a,b] [--limit N] [--json | --csv]
+  summary: 'list your links: links [--domain HOST] [--search TEXT] [--tag a,b] [--limit N]',
+  help: `Usage: shortlink links [--domain HOST] [--search TEXT] [--tag a,b] [--limit N] [--json | --csv]
                       [--code-file PATH] [--server URL]
 
-Lists your links, oldest first: shortcode, accesses and target, one per line (all of them,
-unless --limit is given).
+Lists your links, oldest first: shortcode (host/shortcode off the default domain), accesses
+and target, one per line (all of them, unless --limit is given). A P after the accesses marks
+a protected link, an R one with redirect rules, a Q one that forwards the query.
 
 Options:
+  --domain HOST       only the links of this domain (its host; BASE_URL's for the default one)
   --search TEXT       only links whose shortcode, target or title holds TEXT (any case)
   --tag a,b           only links carrying every one of these tags
   --limit N           at most N links (1-1000)
@@ -327,19 +388,20 @@ ${CODE_HELP}
     const parsed = parseCommand(args, context, {
       command: links,
       options: {
-        ...CODE_OPTIONS, search: { type: 'string' }, tag: { type: 'string' }, limit: { type: 'string' }, order: { type: 'string' },
+        ...CODE_OPTIONS, ...DOMAIN_OPTION, search: { type: 'string' }, tag: { type: 'string' }, limit: { type: 'string' }, order: { type: 'string' },
         json: { type: 'boolean' }, csv: { type: 'boolean' },
       },
       positionals: [],
     });
     if (parsed === undefined) return 0;
-    const { search, tag, limit, order, json, csv } = parsed.values;
+    const { domain, search, tag, limit, order, json, csv } = parsed.values;
     if (order !== undefined && order !== 'oldest' && order !== 'newest' && order !== 'visits') {
       throw new UsageError(links.name, '--order must be oldest, newest or visits');
     }
     if (json === true && csv === true) throw new UsageError(links.name, '--json and --csv exclude each other');
     // Without --limit the service answers every matching link at once.
     const options: ListLinksOptions = {
+      ...(domain === undefined ? {} : { domain }),
       ...(search === undefined ? {} : { q: search }),
       ...(tag === undefined ? {} : { tags: tagList(tag) }),
       ...(limit === undefined ? {} : { limit: wholeNumber(links, '--limit', limit, 1) }),
@@ -357,56 +419,75 @@ ${CODE_HELP}
   },
 };
 
-function table(list: readonly Link[]): string {
+function table(list: readonly LinkDetails[]): string {
   if (list.length === 0) return 'No links.\n';
-  const codeWidth = Math.max('SHORTCODE'.length, ...list.map((link) => link.ShortCode.length));
+  const names = list.map((link) => linkName(link.ShortCode, link.Domain));
+  const marks = list.map((link) => `${link.Protected ? 'P' : ''}${link.Rules.length > 0 ? 'R' : ''}${link.ForwardQuery ? 'Q' : ''}`);
+  const codeWidth = Math.max('SHORTCODE'.length, ...names.map((name) => name.length));
   const countWidth = Math.max('ACCESSES'.length, ...list.map((link) => String(link.Accesses).length));
-  const lines = [`${'SHORTCODE'.padEnd(codeWidth)}  ${'ACCESSES'.padStart(countWidth)}  TARGET`];
-  for (const link of list) {
-    lines.push(`${link.ShortCode.padEnd(codeWidth)}  ${String(link.Accesses).padStart(countWidth)}  ${link.PointsTo}`);
-  }
+  const markWidth = Math.max(0, ...marks.map((mark) => mark.length));
+  const markColumn = (mark: string) => (markWidth === 0 ? '' : ` ${mark.padEnd(markWidth)}`);
+  const lines = [`${'SHORTCODE'.padEnd(codeWidth)}  ${'ACCESSES'.padStart(countWidth)}${markColumn('')}  TARGET`];
+  list.forEach((link, i) => {
+    lines.push(`${names[i]!.padEnd(codeWidth)}  ${String(link.Accesses).padStart(countWidth)}${markColumn(marks[i]!)}  ${link.PointsTo}`);
+  });
   return `${lines.join('\n')}\n`;
 }
 
 export const resolve: Command = {
   name: 'resolve',
-  summary: 'look a link up: resolve CODE (counts one access)',
-  help: `Usage: shortlink resolve CODE [--json] [--server URL]
+  summary: 'look a link up: resolve CODE [--domain HOST] [--password-file PATH] (counts one access)',
+  help: `Usage: shortlink resolve CODE [--domain HOST] [--password-file PATH] [--json] [--server URL]
 
 Prints the link CODE as JSON: ShortCode, PointsTo, CreatedBy, Accesses. Like any resolution
-this counts one access, and the answer includes it. Needs no access code.
+this counts one access, and the answer includes it. Needs no access code; a protected link
+needs its password (sent in the request's body, never in its URL).
 
 Options:
+${DOMAIN_HELP.replace("the link's domain", 'the domain CODE is on')}
+  --password-file PATH  the password of a protected link, the first line of PATH (- reads
+                      standard input)
+  --password PW       the same from the command line, where other users can see it
 ${JSON_ALREADY_HELP}
 ${CONNECTION_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: resolve, options: { ...SERVER_OPTION, ...JSON_ALREADY }, positionals: ['code'] });
+    const parsed = parseCommand(args, context, {
+      command: resolve,
+      options: { ...SERVER_OPTION, ...JSON_ALREADY, ...DOMAIN_OPTION, password: { type: 'string' }, 'password-file': { type: 'string' } },
+      positionals: ['code'],
+    });
     if (parsed === undefined) return 0;
+    const { domain, password } = routingOf(resolve, parsed.values, false);
     const client = clientFor(serverOf(resolve, context, parsed.values.server));
-    printJson(context, await client.resolve(parsed.positionals[0]!));
+    printJson(context, await client.resolve(refOf(parsed.positionals[0]!, domain), password == null ? {} : { password }));
     return 0;
   },
 };
 
 export const deleteLink: Command = {
   name: 'delete',
-  summary: 'delete one of your links: delete CODE',
-  help: `Usage: shortlink delete CODE [--json] [--code-file PATH] [--server URL]
+  summary: 'delete one of your links: delete CODE [--domain HOST]',
+  help: `Usage: shortlink delete CODE [--domain HOST] [--json] [--code-file PATH] [--server URL]
 
-Deletes your link CODE. Its shortcode becomes free again, and its slot in your cap too.
+Deletes your link CODE. Its shortcode becomes free again (on its domain), and its slot in
+your cap too.
 
 Options:
-  --json              print {"Deleted": CODE} instead
+${DOMAIN_HELP.replace("the link's domain", 'the domain CODE is on')}
+  --json              print {"Deleted": CODE} instead ({"Deleted": CODE, "Domain": HOST} with --domain)
 ${CODE_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: deleteLink, options: { ...CODE_OPTIONS, json: { type: 'boolean' } }, positionals: ['code'] });
+    const parsed = parseCommand(args, context, {
+      command: deleteLink, options: { ...CODE_OPTIONS, ...DOMAIN_OPTION, json: { type: 'boolean' } }, positionals: ['code'],
+    });
     if (parsed === undefined) return 0;
     const code = parsed.positionals[0]!;
-    await authenticatedClient(deleteLink, context, parsed.values).deleteLink(code);
-    if (parsed.values.json === true) printJson(context, { Deleted: code });
-    else context.stdout.write(`Deleted ${code}\n`);
+    const { domain } = parsed.values;
+    await authenticatedClient(deleteLink, context, parsed.values).deleteLink(refOf(code, domain));
+    if (parsed.values.json === true) printJson(context, domain === undefined ? { Deleted: code } : { Deleted: code, Domain: domain });
+    else context.stdout.write(`Deleted ${linkName(code, domain)}\n`);
     return 0;
   },
 };
@@ -493,8 +574,8 @@ ${CODE_HELP}
 
 export const stats: Command = {
   name: 'stats',
-  summary: 'visit statistics: stats [CODE] (your whole account without CODE)',
-  help: `Usage: shortlink stats [CODE] [--from TIME] [--to TIME] [--interval hour|day|month]
+  summary: 'visit statistics: stats [CODE] [--domain HOST] (your whole account without CODE)',
+  help: `Usage: shortlink stats [CODE] [--domain HOST] [--from TIME] [--to TIME] [--interval hour|day|month]
                       [--json | --csv] [--code-file PATH] [--server URL]
 
 Shows the visits of your link CODE, or of all your links, over a period: the totals
@@ -502,6 +583,7 @@ Shows the visits of your link CODE, or of all your links, over a period: the tot
 browsers, operating systems and devices.
 
 Options:
+${DOMAIN_HELP.replace("the link's domain", 'the domain CODE is on')}
   --from TIME         start, RFC 3339 with an offset (2026-11-01T00:00:00Z); default 30 days before --to
   --to TIME           end; default now
   --interval NAME     hour, day (default) or month, in UTC
@@ -513,26 +595,27 @@ ${CODE_HELP}
     const parsed = parseCommand(args, context, {
       command: stats,
       options: {
-        ...CODE_OPTIONS, from: { type: 'string' }, to: { type: 'string' }, interval: { type: 'string' },
+        ...CODE_OPTIONS, ...DOMAIN_OPTION, from: { type: 'string' }, to: { type: 'string' }, interval: { type: 'string' },
         json: { type: 'boolean' }, csv: { type: 'boolean' },
       },
       positionals: ['code?'],
     });
     if (parsed === undefined) return 0;
-    const { from, to, interval, json, csv } = parsed.values;
+    const { domain, from, to, interval, json, csv } = parsed.values;
     if (json === true && csv === true) throw new UsageError(stats.name, '--json and --csv exclude each other');
     if (interval !== undefined && interval !== 'hour' && interval !== 'day' && interval !== 'month') {
       throw new UsageError(stats.name, `--interval must be hour, day or month, got ${JSON.stringify(interval)}`);
     }
     const short = parsed.positionals[0];
+    if (short === undefined && domain !== undefined) throw new UsageError(stats.name, '--domain names the domain of CODE; give CODE too');
     const options: StatsOptions = {
-      ...(short === undefined ? {} : { short }), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }),
+      ...(short === undefined ? {} : { short }), ...(domain === undefined ? {} : { domain }), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }),
       ...(interval === undefined ? {} : { interval }),
     };
     const client = authenticatedClient(stats, context, parsed.values);
     if (csv === true) context.stdout.write(await client.statsCsv(options));
     else if (json === true) printJson(context, await client.stats(options));
-    else context.stdout.write(statsReport(await client.stats(options)));
+    else context.stdout.write(statsReport(await client.stats(options), domain));
     return 0;
   },
 };
@@ -583,10 +666,10 @@ export function sparkline(values: readonly number[]): string {
   return values.map((v) => (max === 0 || v === 0 ? BARS[0] : BARS[Math.max(1, Math.round((v / max) * 8))])).join('');
 }
 
-/** Visits as a plain-text report for a terminal. */
-export function statsReport(s: Statistics): string {
+/** Visits as a plain-text report for a terminal; `domain` is the link's, when not the default. */
+export function statsReport(s: Statistics, domain?: string): string {
   const lines = [
-    `${s.ShortCode ?? 'All links'}: ${s.Visits} visits (${s.Humans} humans, ${s.Bots} bots)`,
+    `${s.ShortCode === null ? 'All links' : linkName(s.ShortCode, domain)}: ${s.Visits} visits (${s.Humans} humans, ${s.Bots} bots)`,
     `${s.From} to ${s.To}, per ${s.Interval}`,
   ];
   // At most 60 columns: longer series are summed into wider columns.

@@ -3,15 +3,17 @@
  * (`POST /v1/links`, CONTRACT §8.4), 100 per request, each line answered in its place.
  */
 import { readFileSync } from 'node:fs';
-import type { BulkLink, ShortlinkClient } from '../../../packages/client/src/index.ts';
+import type { BulkLink, CreateLinkOptions, ShortlinkClient } from '../../../packages/client/src/index.ts';
 import { CliFailure, ExitCode, type CliContext } from '../command.ts';
 
 /** The most links one bulk request may carry. */
 const PER_REQUEST = 100;
 
 export const FROM_FILE_HELP = `  --from-file PATH    create one link per line of PATH (- for standard input): "URL" or
-                      "URL CODE"; blank lines and lines starting with # are skipped. Sent 100
-                      at a time; prints one line per link, the short URL or the error`;
+                      "URL CODE"; blank lines and lines starting with # are skipped. The other
+                      options (--domain, --title, --rule, --password-file, …) apply to every
+                      link. Sent 100 at a time; prints one line per link, the short URL or the
+                      error`;
 
 /** The file's links with their line numbers; a line is `URL` or `URL CODE`. */
 export function readLinkLines(text: string): { line: number; link: BulkLink }[] {
@@ -26,8 +28,8 @@ export function readLinkLines(text: string): { line: number; link: BulkLink }[] 
   return links;
 }
 
-/** Creates the file's links; exit code 1 when any of them was refused. */
-export async function shortenFromFile(client: ShortlinkClient, path: string, context: CliContext): Promise<number> {
+/** Creates the file's links, each with `shared` options; exit code 1 when any of them was refused. */
+export async function shortenFromFile(client: ShortlinkClient, path: string, context: CliContext, shared: CreateLinkOptions = {}): Promise<number> {
   let text: string;
   try {
     text = readFileSync(path === '-' ? 0 : path, 'utf8');
@@ -39,7 +41,7 @@ export async function shortenFromFile(client: ShortlinkClient, path: string, con
   let failed = 0;
   for (let start = 0; start < links.length; start += PER_REQUEST) {
     const chunk = links.slice(start, start + PER_REQUEST);
-    const results = await client.createLinks(chunk.map((entry) => entry.link));
+    const results = await client.createLinks(chunk.map((entry) => ({ ...shared, ...entry.link })));
     results.forEach((result, i) => {
       if ('ShortUrl' in result) {
         context.stdout.write(`${result.ShortUrl}\n`);

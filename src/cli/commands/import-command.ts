@@ -5,12 +5,16 @@
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { hashAccessCode, newAccessCode } from '../../accounts/access-code.ts';
+import { createDomainService, type DomainService } from '../../domains/domain-service.ts';
+import { DomainError } from '../../errors.ts';
+import { DEFAULT_DOMAIN_ROW } from '../../domains/domain-store.ts';
+import { linkKey } from '../../links/link-key.ts';
 import { generateShortcode } from '../../links/shortcode.ts';
 import type { AdminStore, ImportLink, ImportOutcome } from '../../store/admin.ts';
 import { reserveCodeFile, type CodeFileSlot } from '../access-code-source.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
 import { CsvError, DELIMITERS, detectDelimiter, parseCsv, type Delimiter } from '../csv.ts';
-import { checkRow, describeColumns, detectColumns, layoutName, MAX_ROW_LENGTH, type ColumnMap, type RowRules } from '../import-rows.ts';
+import { checkRow, describeColumns, detectColumns, hostOf, layoutName, MAX_ROW_LENGTH, type ColumnMap, type RowRules } from '../import-rows.ts';
 import { createProgress } from '../progress.ts';
 import { DATABASE_HELP, openAdmin } from './admin-commands.ts';
 import { configOf } from './server-commands.ts';
@@ -25,6 +29,7 @@ export const importLinks: Command = {
   summary: 'load links from a file: import FILE [--account UID] [--dry-run] …',
   help: `Usage: shortlink import FILE [--format csv|jsonl|json] [--delimiter comma|semicolon|tab]
                        [--account UID] [--raise-cap] [--dry-run] [--save-code PATH]
+                       [--domain HOST] [--create-domains]
 
 Imports links from FILE ("-" for stdin): a "shortlink export", or a file from another
 shortener: CSV (comma-, semicolon- or tab-separated), JSON lines, or one JSON document (an
@@ -40,6 +45,11 @@ spaces and punctuation ignored):
   tags        Tags (ours: "a,b"), tags (Shlink: "a|b", or its API's array)
   expires     ExpiresAt, expire_in (Kutt), meta.validUntil (Shlink's API)
   visit limit MaxVisits, meta.maxVisits (Shlink's API)
+  domain      Domain, domain (Shlink); without one, the host of the short URL column
+              (link, shortUrl): empty, or BASE_URL's host, is the default domain
+  forwarding  ForwardQuery, forwardQuery (Shlink): true or false (empty: false)
+  rules       Rules: JSON, as LinkDetails shows them ([{"If": …, "To": …}]) or as the rules
+              parameter takes them ([{"if": …, "to": …}]), checked like the API's
 
 Only the url is required: a missing shortcode is generated, missing accesses are 0, a missing
 date is now, missing details are none. A "shortlink export" comes back whole. Another
@@ -48,8 +58,11 @@ past (the link comes back expired). Every row is checked like an API request (sa
 BLOCKED_HOSTS from the environment), except that a shortcode keeps its length: any code of
 1-2000 characters from A-Z a-z 0-9 - . _ ~ is kept (YOURLS' "1", Bitly's 4 characters) and
 resolves; only a reserved name (docs, healthz, …, in any case) is refused. Rows Kutt marks
-banned or password-protected are refused. Accesses and dates are kept. A shortcode that is
-already taken (or appears earlier in the file) is a conflict: reported, never overwritten.
+banned, and password-protected rows (Kutt's, or Protected true in ours), are refused: no
+export carries a password, so they would open to anyone. Accesses and dates are kept. A
+shortcode is unique per domain: one that is already taken on its domain (or appears earlier
+in the file for that domain) is a conflict: reported, never overwritten. A row on a domain
+that is not registered is refused, naming it, unless --create-domains registers it.
 Each not-imported row is listed with its line (its entry, in a JSON document), then a summary.
 
 Dates: ISO 8601 / RFC 3339 with Z or an offset; YYYY-MM-DD HH:MM:SS or YYYY-MM-DD without
@@ -69,6 +82,10 @@ Options:
                       its links; its access code is printed once
   --save-code PATH    write that new account's access code to PATH (mode 0600) instead
   --dry-run           check everything against the database, write nothing
+  --domain HOST       put every link on the domain HOST, whatever the file says (BASE_URL's
+                      host: the default domain): for a Bitly file whose links are on bit.ly
+  --create-domains    register each domain the file names that is not registered yet, with
+                      origin https://HOST (change it with "shortlink admin domains add")
 
 Rows are written in transactions of ${IMPORT_BATCH}; a progress line goes to stderr every 10,000 rows.
 ${DATABASE_HELP}
@@ -83,6 +100,8 @@ ${DATABASE_HELP}
         'raise-cap': { type: 'boolean' },
         'dry-run': { type: 'boolean' },
         'save-code': { type: 'string' },
+        domain: { type: 'string' },
+        'create-domains': { type: 'boolean' },
       },
       positionals: ['file'],
     });
@@ -104,6 +123,13 @@ ${DATABASE_HELP}
     }
 
     const config = configOf(context.env);
+    const defaultHost = new URL(config.baseUrl).hostname.toLowerCase();
+    let domain: string | null | undefined;
+    if (values.domain !== undefined) {
+      const host = values.domain === '' ? '' : hostOf(values.domain);
+      if (host === undefined) throw new UsageError(importLinks.name, `--domain must be a host name, got ${JSON.stringify(values.domain)}`);
+      domain = host === '' || host === defaultHost ? null : host;
+    }
     const chunks = await openInput(file);
     let store: AdminStore | undefined;
     try {
@@ -123,7 +149,12 @@ ${DATABASE_HELP}
         raiseCap: values['raise-cap'] === true,
         defaultMaxLinks: config.defaultMaxLinks,
         saveCode: values['save-code'],
-        rules: { ownOrigin: new URL(config.baseUrl).origin, blockedHosts: config.blockedHosts, selfHosts: config.selfHosts, now: new Date().toISOString() },
+        createDomains: values['create-domains'] === true,
+        baseUrl: config.baseUrl,
+        rules: {
+          ownOrigin: new URL(config.baseUrl).origin, blockedHosts: config.blockedHosts, selfHosts: [...config.selfHosts], now: new Date().toISOString(),
+          defaultHost, ...(domain === undefined ? {} : { domain }),
+        },
       });
       await run.prepare();
       let reading = true;
@@ -467,7 +498,11 @@ interface RunOptions {
   readonly raiseCap: boolean;
   readonly defaultMaxLinks: number;
   readonly saveCode: string | undefined;
-  readonly rules: RowRules;
+  /** Register the unregistered domains rows name (`--create-domains`). */
+  readonly createDomains: boolean;
+  readonly baseUrl: string;
+  /** Its `selfHosts` array grows with the registered domains: a target there is a loop. */
+  readonly rules: RowRules & { readonly selfHosts: string[] };
 }
 
 /** A row on its way: rejected before the database, or waiting for its batch. */
@@ -476,7 +511,10 @@ interface Entry {
   readonly where: string;
   /** Set once the row is settled without the database. */
   note?: string;
+  /** `shortCode` is the link's key (links/link-key.ts): its code on its domain. */
   link?: Omit<ImportLink, 'shortCode'> & { shortCode: string };
+  /** The link's domain (null: the default one), for a code drawn again. */
+  domain: string | null;
   /** The file gave no shortcode: a taken one is drawn again instead of reported. */
   generated: boolean;
   attempts: number;
@@ -494,8 +532,11 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
   const out = (text: string) => context.stdout.write(text);
   const progress = createProgress(context.stderr, options.dryRun ? 'checked' : 'read');
   const totals: Totals = { rows: 0, imported: 0, conflicts: 0, rejected: 0, overCap: 0 };
-  // Shortcodes met so far in the file and where: a repeat is a conflict with the earlier row.
+  // Keys met so far in the file and where: a repeat is a conflict with the earlier row.
   const seen = new Map<string, string>();
+  // Registered hosts (the default domain's is not one); filled by prepare().
+  const registered = new Set<string>();
+  let domainService: DomainService | undefined;
   let batch: Entry[] = [];
   let retry: Entry[] = [];
   let uid: number | undefined = options.accountUid;
@@ -546,14 +587,14 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
       const again = retry;
       retry = [];
       for (const entry of again) {
-        entry.link!.shortCode = freshCode(entry.where);
+        entry.link!.shortCode = freshCode(entry.where, entry.domain);
         batch.push(entry);
       }
     }
   }
 
   function record(entry: Entry, outcome: ImportOutcome): void {
-    const code = entry.link!.shortCode;
+    const code = entry.link!.shortCode;  // the key: host/code off the default domain
     if (outcome === 'imported') {
       totals.imported++;
       entry.note = '';
@@ -564,7 +605,7 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
         retry.push(entry);
         return;
       }
-      settle(entry, 'conflicts', `conflict: the shortcode "${code}" is already taken`);
+      settle(entry, 'conflicts', `conflict: the shortcode "${code}" is already taken${entry.domain === null ? '' : ' on its domain'}`);
     } else {
       settle(
         entry,
@@ -574,19 +615,54 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
     }
   }
 
-  function freshCode(where: string): string {
+  function freshCode(where: string, domain: string | null): string {
     for (;;) {
-      const code = generateShortcode();
-      if (!seen.has(code)) {
-        seen.set(code, where);
-        return code;
+      const key = linkKey(domain, generateShortcode());
+      if (!seen.has(key)) {
+        seen.set(key, where);
+        return key;
       }
     }
+  }
+
+  /**
+   * Whether links may go to `host`: registered, or registered now (--create-domains; a dry run
+   * only says it would be). The reason when not.
+   */
+  async function domainReady(host: string): Promise<string | undefined> {
+    if (registered.has(host)) return undefined;
+    if (!options.createDomains) {
+      return `the domain "${host}" is not registered (register it with "shortlink admin domains add https://${host}", ` +
+        'or give --create-domains; --domain HOST puts every row on one domain)';
+    }
+    if (!options.dryRun) {
+      try {
+        await service().put({ origin: `https://${host}` });
+      } catch (error) {
+        if (error instanceof DomainError) return `the domain "${host}" cannot be registered: ${error.message}`;
+        throw error;
+      }
+    }
+    registered.add(host);
+    options.rules.selfHosts.push(host);
+    out(`${options.dryRun ? 'Would register' : 'Registered'} the domain ${host} (origin https://${host}).\n`);
+    return undefined;
+  }
+
+  function service(): DomainService {
+    domainService ??= createDomainService({ store: store.domains, baseUrl: options.baseUrl });
+    return domainService;
   }
 
   return {
     /** Checks the account and reserves the code file, before anything is read or written. */
     async prepare(): Promise<void> {
+      const defaultHost = options.rules.defaultHost;
+      for (const row of await store.domains.listDomains()) {
+        if (row.host !== DEFAULT_DOMAIN_ROW && row.host !== defaultHost) registered.add(row.host);
+      }
+      // As the API's loop rule: a target on a registered domain would redirect back here.
+      options.rules.selfHosts.push(...registered);
       if (uid !== undefined) {
         const account = await store.findAccount(uid);
         if (account === undefined) throw new CliFailure(`there is no account ${uid}`);
@@ -602,11 +678,11 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
       if (!described && row.columns !== undefined) {
         described = true;
         const shape = row.shape === undefined ? '' : ` (${row.shape})`;
-        out(`${options.dryRun ? 'Dry run (nothing is written). ' : ''}Reading ${layoutName(row.headers)} layout${shape}: ${describeColumns(row.columns)}.\n`);
+        out(`${options.dryRun ? 'Dry run (nothing is written). ' : ''}Reading ${layoutName(row.headers)} layout${shape}: ${describeColumns(row.columns, options.rules.domain)}.\n`);
       }
       totals.rows++;
       progress.tick();
-      const entry: Entry = { where: row.where, generated: false, attempts: 0 };
+      const entry: Entry = { where: row.where, generated: false, attempts: 0, domain: null };
       if (row.problem !== undefined || row.columns === undefined) {
         settle(entry, 'rejected', `rejected: ${row.problem ?? 'unreadable row'}`);
       } else {
@@ -614,13 +690,20 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
         if (!checked.ok) {
           settle(entry, 'rejected', `rejected: ${checked.reason}`);
         } else {
-          const { shortCode, pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits } = checked.row;
-          const earlier = shortCode === undefined ? undefined : seen.get(shortCode);
-          if (earlier !== undefined) {
-            settle(entry, 'conflicts', `conflict: the shortcode "${shortCode}" appears earlier in the file (${earlier})`);
+          const { shortCode, pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits, domain, forwardQuery, rules } = checked.row;
+          const key = shortCode === undefined ? undefined : linkKey(domain, shortCode);
+          const earlier = key === undefined ? undefined : seen.get(key);
+          const refused = domain === null ? undefined : await domainReady(domain);
+          if (refused !== undefined) {
+            settle(entry, 'rejected', `rejected: ${refused}`);
+          } else if (earlier !== undefined) {
+            settle(entry, 'conflicts', `conflict: the shortcode "${key}" appears earlier in the file (${earlier})`);
           } else {
-            if (shortCode !== undefined) seen.set(shortCode, row.where);
-            entry.link = { shortCode: shortCode ?? freshCode(row.where), pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits };
+            if (key !== undefined) seen.set(key, row.where);
+            entry.domain = domain;
+            entry.link = {
+              shortCode: key ?? freshCode(row.where, domain), pointsTo, accesses, dateCreated, title, tags, expiresAt, maxVisits, forwardQuery, rules,
+            };
             entry.generated = shortCode === undefined;
           }
         }

@@ -12,18 +12,34 @@ import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, typ
 import { DATABASE_HELP, openAdmin } from './admin-commands.ts';
 import { configOf } from './server-commands.ts';
 
-/** Runs `work` with the admin service over a freshly opened admin store, then closes it. */
+/**
+ * Runs `work` with the admin service over a freshly opened admin store, then closes it. The
+ * service keys a `domain` as the server does (an unregistered host is refused), from the
+ * domains the database holds.
+ */
 async function withAdmin<R>(context: CliContext, work: (admin: AdminService, store: AdminStore, config: Config) => Promise<R>): Promise<R> {
   const config = configOf(context.env);
-  const [store, { createAdminService }] = await Promise.all([openAdmin(config, false), import('../../admin/admin-service.ts')]);
+  const [store, { createAdminService }, { createDomainRegistry }, { linkKey }] = await Promise.all([
+    openAdmin(config, false), import('../../admin/admin-service.ts'), import('../../domains/domain-registry.ts'), import('../../links/link-key.ts'),
+  ]);
+  let registry: Awaited<ReturnType<typeof createDomainRegistry>> | undefined;
+  // Read only by a takedown that names a domain: the server's rule, from the domains the database holds.
+  const keyOf = async (shortCode: string, domain: string | undefined): Promise<string> => {
+    if (domain === undefined || domain === '') return shortCode;
+    registry ??= await createDomainRegistry({ store: store.domains, baseUrl: config.baseUrl, refreshMs: 3_600_000 });
+    const named = registry.named(domain);
+    return linkKey(named.isDefault ? null : named.host, shortCode);
+  };
   try {
     // A running server sees the change within its account cache's lifetime (500 ms).
-    return await work(createAdminService({ store, accountChanged: () => {} }), store, config);
+    const admin = createAdminService({ store, accountChanged: () => {}, keyOf });
+    return await work(admin, store, config);
   } catch (error) {
     // The service's refusals (bad host, unknown uid, cap below held) are the operator's to fix.
     if (error instanceof DomainError) throw new CliFailure(error.message);
     throw error;
   } finally {
+    registry?.close();
     await store.close();
   }
 }
@@ -106,8 +122,9 @@ export const searchLinks: Command = {
   summary: 'search links across accounts: admin links [--host HOST] [--query TEXT] [--limit N]',
   help: `Usage: shortlink admin links [--host HOST] [--query TEXT] [--limit N]
 
-Prints the links of every account that match, oldest first, one JSON object per line:
-ShortCode, PointsTo, CreatedBy, Accesses, DateCreated, Title, Tags, ExpiresAt, MaxVisits.
+Prints the links of every account that match, oldest first, one JSON object per line
+(LinkDetails): ShortCode, PointsTo, CreatedBy, Accesses, DateCreated, Title, Tags, ExpiresAt,
+MaxVisits, Domain (null for the default domain), ForwardQuery, Protected, Rules.
 
 Options:
   --host HOST     targets on HOST or any of its subdomains (example.com matches
@@ -135,19 +152,24 @@ ${DATABASE_HELP}
 
 export const takeDown: Command = {
   name: 'admin takedown',
-  summary: "delete any account's link: admin takedown SHORTCODE",
-  help: `Usage: shortlink admin takedown SHORTCODE
+  summary: "delete any account's link: admin takedown SHORTCODE [--domain HOST]",
+  help: `Usage: shortlink admin takedown SHORTCODE [--domain HOST]
 
 Deletes the link SHORTCODE whoever holds it (a phishing or abusive target): it answers 404
 from then on, its account gets its slot back and the shortcode is free again.
+
+Options:
+  --domain HOST   the link's domain (a registered host); omitted, the default domain.
+                  "shortlink admin links" shows each link's Domain
 ${DATABASE_HELP}
 `,
   async run(args, context) {
-    const parsed = parseCommand(args, context, { command: takeDown, options: {}, positionals: ['shortcode'] });
+    const parsed = parseCommand(args, context, { command: takeDown, options: { domain: { type: 'string' } }, positionals: ['shortcode'] });
     if (parsed === undefined) return 0;
     const short = parsed.positionals[0]!;
     if (short === '') throw new UsageError(takeDown.name, 'SHORTCODE is empty');
-    const link = await withAdmin(context, (admin) => admin.takeDown(short));
+    const link = await withAdmin(context, (admin) => admin.takeDown(short, parsed.values.domain));
+    // The key names the link: host/code off the default domain.
     context.stdout.write(`Took down ${link.shortCode} → ${link.pointsTo} (account ${link.createdBy}).\n`);
     return 0;
   },

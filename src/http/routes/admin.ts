@@ -174,7 +174,7 @@ export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLi
     schema: {
       operationId: 'adminTakeDownLink',
       summary: 'Take a link down (administration)',
-      description: 'Deletes the link whoever holds it; its slot and its shortcode are free again.',
+      description: 'Deletes the link whoever holds it; its slot and its shortcode (on its domain) are free again.',
       tags: ['administration'],
       security: ADMIN_SECURITY,
       querystring: AdminTakeDownQuery,
@@ -184,8 +184,8 @@ export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLi
       },
     },
   }, async (request, reply) => {
-    const { short } = readParameters(['short'], request.query, undefined);
-    await admin.takeDown(short);
+    const { short, domain } = readParameters(['short', 'domain'], request.query, undefined);
+    await admin.takeDown(short, domain);
     return reply.type(PLAIN_TEXT).send('Success');
   });
 

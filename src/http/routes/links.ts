@@ -186,11 +186,13 @@ export function registerLinkRoutes(app: FastifyInstance, deps: LinkRoutesDeps): 
     operationId: `listLinks${method}`,
     summary: 'List your links, oldest first',
     description:
-      'Without parameters, every link of the account. `q` and `tag` filter; with `limit`, when more links match, the ' +
+      'Without parameters, every link of the account. `domain`, `q` and `tag` filter; with `limit`, when more links match, the ' +
       'answer carries `Link: <…/v1/links?…&cursor=…>; rel="next"` (RFC 8288) to the next page. The body is always a plain array. ' +
       '`format=csv` (or `Accept: text/csv`) answers the same links as CSV: a header line ' +
-      '`ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits`, then one RFC 4180 record per link, ' +
-      'Tags comma-separated in one field, absent values empty: the columns of `shortlink export`, which `shortlink import` reads back.',
+      '`ShortCode,PointsTo,CreatedBy,Accesses,DateCreated,Title,Tags,ExpiresAt,MaxVisits,Domain,ForwardQuery,Protected,Rules`, ' +
+      'then one RFC 4180 record per link: Tags comma-separated in one field, ForwardQuery and Protected `true` or `false`, Rules ' +
+      'the JSON of LinkDetails\' Rules, absent values (and the default domain\'s Domain) empty; never a password. The columns of ' +
+      '`shortlink export`, which `shortlink import` reads back.',
     tags: ['links'],
     security: ACCESS_CODE_SECURITY,
     querystring: ListLinksQuery,
@@ -205,7 +207,11 @@ export function registerLinkRoutes(app: FastifyInstance, deps: LinkRoutesDeps): 
           'text/csv': {
             schema: {
               type: 'string',
-              examples: [`${LINK_CSV_HEADER}launch-2026,https://example.com/,1,0,2026-11-01T09:30:00.000Z,Launch,"a,b",,\n`],
+              examples: [
+                `${LINK_CSV_HEADER}launch-2026,https://example.com/,1,0,2026-11-01T09:30:00.000Z,Launch,"a,b",,,,false,false,\n` +
+                  'app,https://example.com/app,1,4,2026-11-02T10:00:00.000Z,,,,,go.example.com,true,false,' +
+                  '"[{""If"":{""os"":[""ios""]},""To"":""https://apps.example.com/ios""}]"\n',
+              ],
             },
           },
         },

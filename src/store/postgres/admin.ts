@@ -98,17 +98,20 @@ export async function openPostgresAdminStore(options: PostgresAdminOptions): Pro
         // The details are set on the rows just imported, in the same transaction: the import
         // function (migration 3) predates them, and a new one would need a migration.
         const detailed = rows.filter((r, i) => results[i] === 'imported' &&
-          (r.title != null || (r.tags?.length ?? 0) > 0 || r.expiresAt != null || r.maxVisits != null));
+          (r.title != null || (r.tags?.length ?? 0) > 0 || r.expiresAt != null || r.maxVisits != null || r.forwardQuery === true || r.rules != null));
         if (detailed.length > 0) {
           await tx`
-            UPDATE links SET title = d.title, tags = d.tags, expires_at = d.expires_at, max_visits = d.max_visits
+            UPDATE links SET title = d.title, tags = d.tags, expires_at = d.expires_at, max_visits = d.max_visits,
+              forward_query = d.forward_query, rules = d.rules
             FROM unnest(
               ${sql.array(detailed.map((r) => r.shortCode), 25)}::text[],
               ${sql.array(detailed.map((r) => r.title ?? null) as string[], 25)}::text[],
               ${sql.array(detailed.map((r) => joinTags(r.tags)), 25)}::text[],
               ${sql.array(detailed.map((r) => r.expiresAt ?? null) as string[], 25)}::text[],
-              ${sql.array(detailed.map((r) => (r.maxVisits == null ? null : String(r.maxVisits))) as string[], 25)}::integer[]
-            ) AS d(short_code, title, tags, expires_at, max_visits)
+              ${sql.array(detailed.map((r) => (r.maxVisits == null ? null : String(r.maxVisits))) as string[], 25)}::integer[],
+              ${sql.array(detailed.map((r) => String(r.forwardQuery === true)), 25)}::boolean[],
+              ${sql.array(detailed.map((r) => r.rules ?? null) as string[], 25)}::text[]
+            ) AS d(short_code, title, tags, expires_at, max_visits, forward_query, rules)
             WHERE links.short_code = d.short_code AND links.created_by = ${uid}`;
         }
         return results;

@@ -34,8 +34,8 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
     takeSlot: db.prepare(TAKE_SLOT),
     giveBackSlot: db.prepare(GIVE_BACK_SLOT),
     insertLink: db.prepare(
-      `INSERT INTO links (short_code, points_to, created_by, accesses, date_created, title, tags, expires_at, max_visits)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO links (short_code, points_to, created_by, accesses, date_created, title, tags, expires_at, max_visits, forward_query, rules)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (short_code) DO NOTHING`,
     ),
     exportLinks: db.prepare(`SELECT ${LINK_DETAILS_COLUMNS} FROM links ORDER BY id`),
@@ -119,6 +119,7 @@ export async function openSqliteAdminStore(options: SqliteAdminOptions): Promise
           const inserted = statements.insertLink.run(
             row.shortCode, row.pointsTo, uid, row.accesses, row.dateCreated,
             row.title ?? null, joinTags(row.tags), row.expiresAt ?? null, row.maxVisits ?? null,
+            row.forwardQuery === true ? 1 : 0, row.rules ?? null,
           );
           if (inserted.changes === 1) return 'imported';
           statements.giveBackSlot.run(uid);
