@@ -28,7 +28,7 @@ const STORE_BUT_DRIVER = group(String.raw`(^|/)store/(?!postgres/driver\.ts$)`, 
 const FEATURES = group(String.raw`(^|/)(features/|app\.ts$)`, 'Only the composition root wires features.');
 const EVENT_TRANSPORTS = ['src/events/*-transport.ts', 'src/events/create-live-events.ts'];
 // Every folder below with a no-restricted-imports rule of its own.
-const LAYERED_FOLDERS = ['src/links/**', 'src/accounts/**', 'src/admin/**', 'src/stats/**', 'src/webhooks/**', 'src/events/**', 'src/store/**', 'src/http/**'];
+const LAYERED_FOLDERS = ['src/links/**', 'src/accounts/**', 'src/admin/**', 'src/domains/**', 'src/stats/**', 'src/webhooks/**', 'src/events/**', 'src/store/**', 'src/http/**'];
 const PATCHED_DRIVER = {
   name: 'postgres',
   allowTypeImports: true,
@@ -97,7 +97,7 @@ export default defineConfig(
   // object's options for a rule replace an earlier one's.
   {
     name: 'shortlink/layering/domain',
-    files: ['src/links/**', 'src/accounts/**', 'src/admin/**', 'src/stats/**', 'src/webhooks/**', 'src/events/**'],
+    files: ['src/links/**', 'src/accounts/**', 'src/admin/**', 'src/domains/**', 'src/stats/**', 'src/webhooks/**', 'src/events/**'],
     ignores: [...EVENT_TRANSPORTS],
     rules: { 'no-restricted-imports': restrictImports([HTTP, STORE, CONFIG, METRICS, FEATURES], DRIVERS) },
   },
