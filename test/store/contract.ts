@@ -247,12 +247,12 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.equal(await store.createLink(link(account.uid, code('s1'))), 'created');
         assert.equal(await store.createLink(link(account.uid, code('s2'))), 'created');
         assert.equal(await store.createLink(link(account.uid, code('s3'))), 'cap_reached');
-        assert.equal(await store.deleteLink(code('s1'), account.uid), 'deleted');
+        assert.equal((await store.deleteLink(code('s1'), account.uid)).status, 'deleted');
         assert.equal(await store.createLink(link(account.uid, code('s3'))), 'created');
         assert.equal(await store.createLink(link(account.uid, code('s4'))), 'cap_reached');
         // Many create/delete cycles never leak or gain slots.
         for (let i = 0; i < 10; i++) {
-          assert.equal(await store.deleteLink(code('s3'), account.uid), 'deleted');
+          assert.equal((await store.deleteLink(code('s3'), account.uid)).status, 'deleted');
           assert.equal(await store.createLink(link(account.uid, code('s3'))), 'created');
         }
         assert.equal(await store.createLink(link(account.uid, code('s5'))), 'cap_reached');
@@ -278,7 +278,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         const shortCode = code('reuse');
         assert.equal(await store.createLink(link(first.uid, shortCode, 'https://first.example/')), 'created');
         await store.resolveLink(shortCode);
-        assert.equal(await store.deleteLink(shortCode, first.uid), 'deleted');
+        assert.equal((await store.deleteLink(shortCode, first.uid)).status, 'deleted');
         assert.equal(await store.createLink(link(second.uid, shortCode, 'https://second.example/')), 'created');
         // The new link starts from zero: it does not inherit the old one's accesses.
         assert.deepEqual(plain(await store.findLink(shortCode)), {
@@ -298,7 +298,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.deepEqual(plainAll(await store.listLinks(account.uid)), [expected]);
         assert.deepEqual(plain(await store.resolveLink(shortCode)), { ...expected, accesses: 1 });
         assert.equal(await store.findLink(shortCode.slice(0, -1)), undefined);
-        assert.equal(await store.deleteLink(shortCode, account.uid), 'deleted');
+        assert.equal((await store.deleteLink(shortCode, account.uid)).status, 'deleted');
       });
 
       test('stores non-ASCII URLs byte for byte, without normalising them', async () => {
@@ -317,28 +317,44 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         const account = await createAccount();
         const shortCode = code('gone');
         await store.createLink(link(account.uid, shortCode));
-        assert.equal(await store.deleteLink(shortCode, account.uid), 'deleted');
+        assert.equal((await store.deleteLink(shortCode, account.uid)).status, 'deleted');
         assert.equal(await store.findLink(shortCode), undefined);
         assert.equal(await store.resolveLink(shortCode), undefined);
         assert.deepEqual(await store.listLinks(account.uid), []);
       });
 
+      test('answers the removed link as it last stood, details and count included', async () => {
+        const account = await createAccount();
+        const shortCode = code('last');
+        await store.createLink({
+          ...link(account.uid, shortCode, 'https://example.com/last'), title: 'Last', tags: ['b', 'a'], expiresAt: '2999-01-01T00:00:00.000Z',
+          maxVisits: 9, forwardQuery: true,
+        });
+        await store.resolveLink(shortCode);
+        await store.resolveLink(shortCode);
+        const [before] = (await store.listLinkDetails(account.uid)).links;
+        assert.equal(before?.accesses, 2);
+        const result = await store.deleteLink(shortCode, account.uid);
+        assert.equal(result.status, 'deleted');
+        assert.deepEqual(result.status === 'deleted' ? plain(result.link) : undefined, plain(before));
+      });
+
       test('answers not_found for a shortcode no link has', async () => {
         const account = await createAccount();
-        assert.equal(await store.deleteLink(code('never'), account.uid), 'not_found');
+        assert.equal((await store.deleteLink(code('never'), account.uid)).status, 'not_found');
       });
 
       test('answers not_found when deleting the same link twice', async () => {
         const account = await createAccount();
         await store.createLink(link(account.uid, code('once')));
-        assert.equal(await store.deleteLink(code('once'), account.uid), 'deleted');
-        assert.equal(await store.deleteLink(code('once'), account.uid), 'not_found');
+        assert.equal((await store.deleteLink(code('once'), account.uid)).status, 'deleted');
+        assert.equal((await store.deleteLink(code('once'), account.uid)).status, 'not_found');
       });
 
       test('matches the shortcode case-sensitively', async () => {
         const account = await createAccount();
         await store.createLink(link(account.uid, code('lower')));
-        assert.equal(await store.deleteLink(code('LOWER'), account.uid), 'not_found');
+        assert.equal((await store.deleteLink(code('LOWER'), account.uid)).status, 'not_found');
         assert.notEqual(await store.findLink(code('lower')), undefined);
       });
 
@@ -348,7 +364,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         const shortCode = code('theirs');
         await store.createLink(link(owner.uid, shortCode, 'https://owner.example/'));
         await store.resolveLink(shortCode);
-        assert.equal(await store.deleteLink(shortCode, intruder.uid), 'not_owner');
+        assert.equal((await store.deleteLink(shortCode, intruder.uid)).status, 'not_owner');
         const expected = { shortCode, pointsTo: 'https://owner.example/', createdBy: owner.uid, accesses: 1 };
         assert.deepEqual(plain(await store.findLink(shortCode)), expected);
         assert.deepEqual(plainAll(await store.listLinks(owner.uid)), [expected]);
@@ -361,8 +377,8 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
       test('answers not_found for an account that does not exist', async () => {
         const owner = await createAccount();
         await store.createLink(link(owner.uid, code('owned')));
-        assert.equal(await store.deleteLink(code('missing'), owner.uid + 1_000_000), 'not_found');
-        assert.equal(await store.deleteLink(code('owned'), owner.uid + 1_000_000), 'not_owner');
+        assert.equal((await store.deleteLink(code('missing'), owner.uid + 1_000_000)).status, 'not_found');
+        assert.equal((await store.deleteLink(code('owned'), owner.uid + 1_000_000)).status, 'not_owner');
       });
     });
 
@@ -658,7 +674,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         const deletes = Array.from({ length: 5 }, (_, i) => store.deleteLink(code(`old${i}`), account.uid));
         const creates = Array.from({ length: 10 }, (_, i) => store.createLink(link(account.uid, code(`new${i}`))));
         const [deleted, created] = await Promise.all([Promise.all(deletes), Promise.all(creates)]);
-        assert.deepEqual(deleted, ['deleted', 'deleted', 'deleted', 'deleted', 'deleted']);
+        assert.deepEqual(deleted.map((result) => result.status), ['deleted', 'deleted', 'deleted', 'deleted', 'deleted']);
         const createdCount = created.filter((result) => result === 'created').length;
         assert.ok(createdCount <= 5, `${createdCount} created`);
         assert.equal((await store.listLinks(account.uid)).length, createdCount);
@@ -677,7 +693,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
           const account = await createAccount(1);
           await store.createLink(link(account.uid, code(`solo${round}`)));
           const results = await Promise.all(Array.from({ length: 10 }, () => store.deleteLink(code(`solo${round}`), account.uid)));
-          assert.deepEqual(tally(results), { deleted: 1, not_found: 9 }, `round ${round}`);
+          assert.deepEqual(tally(results.map((result) => result.status)), { deleted: 1, not_found: 9 }, `round ${round}`);
           // Exactly one slot was freed, not ten.
           assert.equal(await store.createLink(link(account.uid, code(`next1r${round}`))), 'created');
           assert.equal(await store.createLink(link(account.uid, code(`next2r${round}`))), 'cap_reached');
@@ -925,7 +941,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         const racing = Array.from({ length: 40 }, () => store.resolveLink(shortCode));
         const deleted = store.deleteLink(shortCode, account.uid);
         const results = await Promise.all(racing);
-        assert.equal(await deleted, 'deleted');
+        assert.equal((await deleted).status, 'deleted');
         const granted = results.filter((row) => row !== undefined && row.refused === undefined).map((row) => row!.accesses);
         assert.deepEqual(granted.sort((a, b) => a - b), Array.from({ length: granted.length }, (_, i) => i + 1));
         assert.ok(granted.length <= 30);
@@ -957,8 +973,8 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.equal((await store.resolveLink(onA))?.accesses, 2);
         assert.equal((await store.findLink(bare))?.accesses, 0, 'never counted against the default domain\'s code');
         assert.equal((await store.findLink(onB))?.accesses, 0);
-        assert.equal(await store.deleteLink(onA, other.uid), 'not_owner');
-        assert.equal(await store.deleteLink(onA, account.uid), 'deleted');
+        assert.equal((await store.deleteLink(onA, other.uid)).status, 'not_owner');
+        assert.equal((await store.deleteLink(onA, account.uid)).status, 'deleted');
         assert.equal((await store.findLink(bare))?.pointsTo, 'https://default.example/');
         assert.equal(await store.createLink(link(other.uid, onA, 'https://a2.example/')), 'created');
       });
@@ -1197,7 +1213,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         await store.createLink(link(account.uid, shortCode));
         await store.resolveLink(shortCode, undefined, visit(HOUR));
         while (await store.foldStats() > 0);
-        assert.equal(await store.deleteLink(shortCode, account.uid), 'deleted');
+        assert.equal((await store.deleteLink(shortCode, account.uid)).status, 'deleted');
         await store.createLink(link(account.uid, shortCode));
         assert.deepEqual((await store.readStats({ shortCode }, HOUR, HOUR + 1)).series, []);
         assert.deepEqual((await store.readStats({ accountUid: account.uid }, HOUR, HOUR + 1)).series, []);
@@ -1245,7 +1261,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.equal(await store.createLink(link(account.uid, code('wa'))), 'created');
         assert.equal(await store.createLink(link(account.uid, code('wa'))), 'taken');
         assert.equal((await store.updateLink(code('wa'), account.uid, { title: 'T' })).status, 'updated');
-        assert.equal(await store.deleteLink(code('wa'), account.uid), 'deleted');
+        assert.equal((await store.deleteLink(code('wa'), account.uid)).status, 'deleted');
         const events = await takeAll(hook.id);
         assert.deepEqual(events.map((event) => event.type), ['link.created', 'link.deleted']);
         const deleted = JSON.parse(events[1]!.data) as { ShortCode: string; Title: string };
@@ -1289,7 +1305,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         assert.equal(await store.createLink({ ...link(account.uid, code('ia')), eventId: id('c') }), 'created');
         assert.equal(await store.createLink({ ...link(account.uid, code('ib')), eventId: id('d') }), 'created');
         assert.equal((await store.updateLink(code('ia'), account.uid, { title: 'T' }, id('e'))).status, 'updated');
-        assert.equal(await store.deleteLink(code('ia'), account.uid, id('f')), 'deleted');
+        assert.equal((await store.deleteLink(code('ia'), account.uid, id('f'))).status, 'deleted');
         assert.equal((await store.takeDownLink(code('ib'), id('a')))?.shortCode, code('ib'));
         assert.equal((await store.rotateAccessCode(account.uid, codeHash, randomBytes(32).toString('hex'), id('b')))?.uid, account.uid);
         const events = await takeAll(hook.id);
@@ -1376,7 +1392,7 @@ export function storeContract(name: string, open: () => Promise<OpenedStore>): v
         const visit = { hour, key: 'k', bot: false, referrer: '(direct)', country: 'ZZ', browser: 'Chrome', os: 'Linux', device: 'desktop' } as const;
         const answered = await Promise.all(Array.from({ length: 5 }, () => store.resolveLink(code('wg'), undefined, visit)));
         assert.equal(answered.filter((row) => row !== undefined).length, 5);
-        assert.equal(await store.deleteLink(code('wg'), account.uid), 'deleted');
+        assert.equal((await store.deleteLink(code('wg'), account.uid)).status, 'deleted');
         while (await store.foldStats() > 0);
         const collect = () => store.webhooks.collectVisits({ now: new Date().toISOString(), maxVisits: 100, foldAbove: 1000 });
         assert.ok(await collect() >= 1, 'a link.visited event');
