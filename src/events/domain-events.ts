@@ -7,8 +7,6 @@
 import type { LinkDetailsRecord } from '../links/link-store.ts';
 
 export interface LinkEventSink {
-  /** Whether anyone listens to the account's events (a delete reads the link's last state only then). */
-  wants(accountUid: number): boolean;
   linkCreated(link: LinkDetailsRecord, eventId: string): void;
   linkUpdated(link: LinkDetailsRecord, eventId: string): void;
   /** The link as it stood just before it was deleted. */

@@ -27,7 +27,6 @@ export function createEventPublisher(live: LiveEventsHub, clock: () => Date): Ev
   const publish = (type: EventType, uid: number, data: unknown, id?: string) => live.publish(serviceEvent(type, uid, data, clock(), id));
   return {
     links: {
-      wants: (uid) => live.wants(String(uid)),
       linkCreated: (link, eventId) => publish(EventType.LinkCreated, link.createdBy, linkDetailsBody(link), eventId),
       linkUpdated: (link, eventId) => publish(EventType.LinkUpdated, link.createdBy, linkDetailsBody(link), eventId),
       linkDeleted: (link, eventId) => publish(EventType.LinkDeleted, link.createdBy, linkDetailsBody(link), eventId),

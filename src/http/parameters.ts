@@ -36,6 +36,25 @@ export function readParameters<const Name extends string>(
   return result;
 }
 
+const namesOfSchema = new WeakMap<object, readonly string[]>();
+
+/**
+ * The parameters a route reads, named once: the properties of the TypeBox object schema that
+ * documents them (its query or its body), in the schema's order (readParameters reports the
+ * first bad one), without `auth` (the access code is the authentication hook's, not the
+ * route's). A new parameter goes in the schema only. Worked out once per schema.
+ */
+export function parameterNames<const Properties extends Readonly<Record<string, unknown>>>(
+  schema: { readonly properties: Properties },
+): readonly Exclude<keyof Properties & string, 'auth'>[] {
+  let names = namesOfSchema.get(schema);
+  if (names === undefined) {
+    names = Object.freeze(Object.keys(schema.properties).filter((name) => name !== 'auth'));
+    namesOfSchema.set(schema, names);
+  }
+  return names as readonly Exclude<keyof Properties & string, 'auth'>[];
+}
+
 /** A repeated form field parses to an array of strings; a JSON array may hold anything. */
 function isFormArray(value: unknown[]): boolean {
   return value.length > 1 && value.every((item) => typeof item === 'string');

@@ -233,7 +233,6 @@ export const UpdateLinkBody = Type.Object({
 });
 
 export const ListLinksQuery = Type.Object({
-  domain: Type.Optional(Type.String({ description: 'Only the links of this domain (a registered host, or the default host); every domain when omitted' })),
   q: Type.Optional(Type.String({ description: 'Only links whose shortcode, target or title contains this text (case-insensitive)' })),
   tag: Type.Optional(Type.String({ description: 'Only links carrying all these tags (comma-separated)' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: `At most this many links (1 to ${LIST_LIMIT_MAX}); all when omitted` })),
@@ -244,6 +243,7 @@ export const ListLinksQuery = Type.Object({
   format: Type.Optional(Type.String({
     description: 'csv: the links as CSV, the columns of `shortlink export` (as `Accept: text/csv` does); json (default)',
   })),
+  domain: Type.Optional(Type.String({ description: 'Only the links of this domain (a registered host, or the default host); every domain when omitted' })),
   auth: AUTH,
 });
 
@@ -294,12 +294,12 @@ export const StatsSchema = Type.Object(
 export type Statistics = Static<typeof StatsSchema>;
 
 export const StatsQuery = Type.Object({
-  domain: Type.Optional(DOMAIN_PARAMETER),
   short: Type.Optional(Type.String({ description: 'The link; omitted: every link of the account' })),
   from: Type.Optional(Type.String({ description: 'Start, RFC 3339 with Z or an offset; default 30 days before `to`' })),
   to: Type.Optional(Type.String({ description: 'End, RFC 3339 with Z or an offset; default now' })),
   interval: Type.Optional(Type.String({ description: 'hour, day (default) or month; UTC' })),
   format: Type.Optional(Type.String({ description: 'csv: the series as CSV (as `Accept: text/csv` does); json (default)' })),
+  domain: Type.Optional(DOMAIN_PARAMETER),
   auth: AUTH,
 });
 

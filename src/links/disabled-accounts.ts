@@ -19,7 +19,7 @@ export function refusingStore(store: LinkStore): LinkStore {
       throw accountDisabled();
     },
     async deleteLink(shortCode) {
-      if ((await store.findLink(shortCode)) === undefined) return 'not_found';
+      if ((await store.findLink(shortCode)) === undefined) return { status: 'not_found' };
       throw accountDisabled();
     },
     async listLinks() {

@@ -1,10 +1,10 @@
 import { DomainError, ErrorCode, invalid } from '../errors.ts';
 import type {
-  LinkChanges, LinkDetailsRecord, LinkPosition, LinkRecord, LinkRefusal, LinkStore, ResolvedLink,
+  LinkChanges, LinkDetailsRecord, LinkRecord, LinkRefusal, LinkStore, ResolvedLink,
 } from './link-store.ts';
 import type { AccountRecord } from '../accounts/account-store.ts';
 import {
-  foldCase, decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseOrder, parseQuery, parseTags, parseTitle,
+  decodeCursor, encodeCursor, parseExpires, parseLimit, parseMaxVisits, parseOrder, parseQuery, parseTags, parseTitle,
 } from './link-details.ts';
 import type { Visit } from '../stats/visit.ts';
 import type { LinkEventSink } from '../events/domain-events.ts';
@@ -13,7 +13,7 @@ import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './
 import { validateTargetUrl } from './target-url.ts';
 import { canonicalHost } from './host-rules.ts';
 import { fixedDomainRegistry, type DomainRegistry } from '../domains/domain-registry.ts';
-import { codeOf, domainOf, linkKey, UNLOCKED } from './link-key.ts';
+import { codeOf, linkKey, UNLOCKED } from './link-key.ts';
 import { parseRules, rulesJson } from './rules.ts';
 import { hashPassword, parsePassword, verifyPassword } from './password.ts';
 
@@ -231,19 +231,6 @@ export function createLinkService({
     );
   }
 
-  /** One of the account's links with its details, or undefined (through the list: the store has no single-link read of details). */
-  async function ownLinkDetails(accountUid: number, key: string): Promise<LinkDetailsRecord | undefined> {
-    let after: LinkPosition | undefined;
-    const query = { q: foldCase(codeOf(key)), domain: domainOf(key) ?? '', limit: 1000 };
-    do {
-      const page = await store.listLinkDetails(accountUid, { ...query, ...(after === undefined ? {} : { after }) });
-      const found = page.links.find((link) => link.shortCode === key);
-      if (found !== undefined) return found;
-      after = page.next;
-    } while (after !== undefined);
-    return undefined;
-  }
-
   return {
     keyOf,
 
@@ -305,15 +292,14 @@ export function createLinkService({
     async delete(account, shortCode, domain) {
       const key = keyOf(shortCode, domain);
       if (!couldBeShortcode(shortCode)) throw notFound();
-      // The event carries the link's last state: read only when someone listens.
-      const last = events?.wants(account.uid) === true ? await ownLinkDetails(account.uid, key) : undefined;
       const eventId = newEventId();
       const result = await store.deleteLink(key, account.uid, eventId);
-      if (result === 'not_found') throw notFound();
-      if (result === 'not_owner') {
+      if (result.status === 'not_found') throw notFound();
+      if (result.status === 'not_owner') {
         throw new DomainError(ErrorCode.NotOwner, 'the link belongs to another account');
       }
-      if (last !== undefined) events?.linkDeleted(last, eventId);
+      // The store answers the removed row: the event carries the link's last state.
+      events?.linkDeleted(result.link, eventId);
     },
 
     list(account) {

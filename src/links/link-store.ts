@@ -133,7 +133,11 @@ export interface NewLink extends LinkDetailsInput {
 /** Outcome of an insert: cap is checked before uniqueness, as the contract orders them. */
 export type CreateLinkResult = 'created' | 'cap_reached' | 'taken';
 
-export type DeleteLinkResult = 'deleted' | 'not_found' | 'not_owner';
+/** Outcome of a delete: the removed link as it last stood, or why nothing was removed. */
+export type DeleteLinkResult =
+  | { readonly status: 'deleted'; readonly link: LinkDetailsRecord }
+  | { readonly status: 'not_found' }
+  | { readonly status: 'not_owner' };
 
 /** One caller's outcome: its own count, or (nothing counted) the refusal and the count as it stands. */
 export type CountOutcome<T> =
@@ -161,7 +165,10 @@ export interface LinkStore {
    */
   createLink(link: NewLink): Promise<CreateLinkResult>;
 
-  /** Deletes the link if `accountUid` owns it, freeing its slot and its shortcode. */
+  /**
+   * Deletes the link if `accountUid` owns it, freeing its slot and its shortcode; answers the
+   * removed link as it last stood (the link.deleted event's data).
+   */
   deleteLink(shortCode: string, accountUid: number, eventId?: string): Promise<DeleteLinkResult>;
 
   /** The account's links, oldest first. */

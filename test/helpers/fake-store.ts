@@ -86,10 +86,10 @@ export function createFakeStore(): FakeStore {
     async deleteLink(shortCode, accountUid): Promise<DeleteLinkResult> {
       record('deleteLink', shortCode, accountUid);
       const link = links.get(shortCode);
-      if (link === undefined) return 'not_found';
-      if (link.createdBy !== accountUid) return 'not_owner';
+      if (link === undefined) return { status: 'not_found' };
+      if (link.createdBy !== accountUid) return { status: 'not_owner' };
       links.delete(shortCode);
-      return 'deleted';
+      return { status: 'deleted', link: detailsOfFake(link) };
     },
 
     async listLinks(accountUid) {

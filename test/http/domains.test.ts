@@ -170,7 +170,7 @@ describe('DELETE /v1/admin/domain', () => {
     assert.equal(removed.body, 'Success');
     assert.deepEqual((await listAdmin(app)).map((domain) => domain.Host), [DEFAULT_HOST, 'go.example.com']);
 
-    assert.equal(await store.deleteLink(key, uid), 'deleted');
+    assert.equal((await store.deleteLink(key, uid)).status, 'deleted');
     assert.equal((await admin(app, 'DELETE', '/v1/admin/domain', { host: 'go.example.com' })).statusCode, 200);
     assert.deepEqual((await listAdmin(app)).map((domain) => domain.Host), [DEFAULT_HOST]);
   });

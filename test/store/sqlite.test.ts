@@ -262,7 +262,7 @@ describe('sqlite store', () => {
         counts.map((row) => row?.accesses).sort((a, b) => a! - b!),
         Array.from({ length: 50 }, (_, i) => i + 1),
       );
-      assert.equal(await second.deleteLink('share1', account.uid), 'deleted');
+      assert.equal((await second.deleteLink('share1', account.uid)).status, 'deleted');
       assert.equal(await first.findLink('share1'), undefined);
       assert.equal(await first.createLink(newLink('share5')), 'created');
     } finally {

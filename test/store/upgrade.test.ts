@@ -80,7 +80,7 @@ async function checkUpgraded(store: Store, admin: AdminStore): Promise<void> {
   assert.equal((await admin.updateAccount(2, { disabled: true })).outcome, 'updated');
   assert.equal((await store.listAccounts(1, 1))[0]?.disabled, true);
   assert.equal((await admin.updateAccount(2, { disabled: false })).outcome, 'updated');
-  assert.equal(await store.deleteLink('old2', 1), 'deleted');
+  assert.equal((await store.deleteLink('old2', 1)).status, 'deleted');
   assert.equal(await store.createLink(newLink('new1', 1)), 'created');
 
   // Uids continue above the old ones.

@@ -164,6 +164,24 @@ describe('createLinkService: deleting', () => {
     assert.equal(store.links.has('doomed'), false);
   });
 
+  test('tells the link.deleted listener the link as the store removed it, without reading the list', async () => {
+    const store = createFakeStore();
+    const told: [string, number, string][] = [];
+    const events = {
+      linkCreated() {}, linkUpdated() {},
+      linkDeleted: (link: { shortCode: string; accesses: number }, eventId: string) => told.push([link.shortCode, link.accesses, eventId]),
+    };
+    const links = createLinkService({ store, clock: () => NOW, ownOrigin: OWN_ORIGIN, blockedHosts: [], events });
+    const account = await store.createAccount({ codeHash: 'a'.repeat(64), dateCreated: NOW.toISOString(), maxLinks: 5 });
+    await links.create(account, { url: 'https://example.org', short: 'watched' });
+    await links.resolve('watched');
+    await links.delete(account, 'watched');
+    assert.equal(store.callsOf('listLinkDetails').length, 0, 'no list is read to find the link');
+    const [[shortCode, accesses, eventId] = []] = told;
+    assert.deepEqual([shortCode, accesses], ['watched', 1]);
+    assert.match(String(eventId), /^msg_[0-9a-f]{32}$/);
+  });
+
   test('another account\'s link is NotOwner, and stays', async () => {
     const { store, links, account, other } = await fixture();
     await links.create(other, { url: 'https://example.org', short: 'theirs' });

@@ -10,7 +10,7 @@ import type { AdminService, Page } from '../../admin/admin-service.ts';
 import type { DomainService } from '../../domains/domain-service.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
 import { Operation } from '../operations.ts';
-import { readParameters } from '../parameters.ts';
+import { parameterNames, readParameters } from '../parameters.ts';
 import { adminAccountBody, linkDetailsBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import {
@@ -123,7 +123,7 @@ export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLi
       },
     },
   }, async (request, reply) => {
-    const parameters = readParameters(['limit', 'cursor'], request.query, undefined);
+    const parameters = readParameters(parameterNames(AdminAccountsQuery), request.query, undefined);
     return sendPage(reply, '/v1/admin/accounts', parameters, await admin.listAccounts(parameters), adminAccountBody);
   });
 
@@ -144,7 +144,7 @@ export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLi
       },
     },
   }, async (request) => {
-    const { uid, max_links: maxLinks, disabled } = readParameters(['uid', 'max_links', 'disabled'], request.query, request.body);
+    const { uid, max_links: maxLinks, disabled } = readParameters(parameterNames(AdminAccountUpdate), request.query, request.body);
     return adminAccountBody(await admin.updateAccount({ uid, maxLinks, disabled }));
   });
 
@@ -165,7 +165,7 @@ export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLi
       },
     },
   }, async (request, reply) => {
-    const parameters = readParameters(['host', 'q', 'limit', 'cursor'], request.query, undefined);
+    const parameters = readParameters(parameterNames(AdminLinksQuery), request.query, undefined);
     return sendPage(reply, '/v1/admin/links', parameters, await admin.searchLinks(parameters), linkDetailsBody);
   });
 
@@ -184,7 +184,7 @@ export function registerAdminRoutes(app: FastifyInstance, { admin, token, rateLi
       },
     },
   }, async (request, reply) => {
-    const { short, domain } = readParameters(['short', 'domain'], request.query, undefined);
+    const { short, domain } = readParameters(parameterNames(AdminTakeDownQuery), request.query, undefined);
     await admin.takeDown(short, domain);
     return reply.type(PLAIN_TEXT).send('Success');
   });

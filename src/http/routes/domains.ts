@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import type { DomainRegistry } from '../../domains/domain-registry.ts';
 import type { DomainService } from '../../domains/domain-service.ts';
 import { Operation } from '../operations.ts';
-import { readParameters } from '../parameters.ts';
+import { parameterNames, readParameters } from '../parameters.ts';
 import { adminDomainBody, domainBody } from '../presenters.ts';
 import type { Authenticate } from '../route-helpers.ts';
 import {
@@ -54,7 +54,7 @@ export function registerAdminDomainRoutes(app: FastifyInstance, { domains, route
     },
   }, async (request) => {
     const { origin, not_found_url: notFoundUrl, root_url: rootUrl, expired_url: expiredUrl } =
-      readParameters(['origin', 'not_found_url', 'root_url', 'expired_url'], request.query, request.body);
+      readParameters(parameterNames(AdminDomainPut), request.query, request.body);
     return adminDomainBody(await domains.put({ origin, notFoundUrl, rootUrl, expiredUrl }));
   });
 
@@ -93,7 +93,7 @@ export function registerAdminDomainRoutes(app: FastifyInstance, { domains, route
       },
     },
   }, async (request, reply) => {
-    const { host } = readParameters(['host'], request.query, undefined);
+    const { host } = readParameters(parameterNames(AdminDomainDeleteQuery), request.query, undefined);
     await domains.delete(host);
     return reply.type(PLAIN_TEXT).send('Success');
   });

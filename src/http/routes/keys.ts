@@ -8,7 +8,7 @@ import type { ApiKeyRecord } from '../../accounts/api-key-store.ts';
 import type { ApiKeyService, CreatedApiKey } from '../../accounts/api-keys.ts';
 import { invalid } from '../../errors.ts';
 import { Operation } from '../operations.ts';
-import { readParameters } from '../parameters.ts';
+import { parameterNames, readParameters } from '../parameters.ts';
 import { accountOf, type Authenticate } from '../route-helpers.ts';
 import {
   ACCESS_CODE_SECURITY, ApiKeyIdQuery, ApiKeySchema, CreateApiKeyBody, CreateApiKeyQuery, CreatedApiKeySchema, errorResponses, textResponse,
@@ -65,7 +65,7 @@ export function registerKeyRoutes(app: FastifyInstance, { apiKeys, authenticate 
       },
     },
     async (request, reply) => {
-      const { name, scopes } = readParameters(['name', 'scopes'], request.query, normaliseScopes(request.body));
+      const { name, scopes } = readParameters(parameterNames(CreateApiKeyBody), request.query, normaliseScopes(request.body));
       const created = await apiKeys.create(accountOf(request), { name, scopes });
       // The key is in this answer only.
       reply.header('cache-control', 'no-store');
@@ -112,7 +112,7 @@ export function registerKeyRoutes(app: FastifyInstance, { apiKeys, authenticate 
       },
     },
     async (request, reply) => {
-      const { id } = readParameters(['id'], request.query, request.body);
+      const { id } = readParameters(parameterNames(ApiKeyIdQuery), request.query, request.body);
       await apiKeys.remove(accountOf(request), id);
       return reply.type(PLAIN_TEXT).send('Success');
     },

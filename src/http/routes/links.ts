@@ -6,7 +6,7 @@ import type { DomainRegistry } from '../../domains/domain-registry.ts';
 import { CountedEvent } from '../../metrics/metrics.ts';
 import { Operation } from '../operations.ts';
 import { LINK_CSV_HEADER, linkCsvRecord } from '../links-csv.ts';
-import { normaliseDetailsBody, readParameters } from '../parameters.ts';
+import { normaliseDetailsBody, parameterNames, readParameters } from '../parameters.ts';
 import { linkDetailsBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { accountOf, methodNotAllowed, type Authenticate } from '../route-helpers.ts';
@@ -46,9 +46,11 @@ export interface LinkRoutesDeps {
 }
 
 /** Every parameter a create takes, as a single create and each bulk item read them. */
-const CREATE_PARAMETERS = [
-  'url', 'short', 'title', 'tags', 'expires', 'max_visits', 'domain', 'forward_query', 'rules', 'password',
-] as const;
+const CREATE_PARAMETERS = parameterNames(CreateLinkBody);
+/** What an edit reads: the link (short, domain) and the fields it changes. */
+const UPDATE_PARAMETERS = parameterNames(UpdateLinkBody);
+const DELETE_PARAMETERS = parameterNames(DeleteLinkQuery);
+const LIST_PARAMETERS = parameterNames(ListLinksQuery);
 
 /** The create parameters as the link service takes them. */
 function createInput(parameters: Record<(typeof CREATE_PARAMETERS)[number], string | undefined>): CreateLinkInput {
@@ -136,7 +138,7 @@ export function registerLinkRoutes(app: FastifyInstance, deps: LinkRoutesDeps): 
       },
     },
     async (request, reply) => {
-      const { short, domain } = readParameters(['short', 'domain'], request.query, request.body);
+      const { short, domain } = readParameters(DELETE_PARAMETERS, request.query, request.body);
       if (short === undefined) throw invalid('the parameter "short" is required');
       await links.delete(accountOf(request), short, domain);
       reply.type(PLAIN_TEXT);
@@ -171,7 +173,7 @@ export function registerLinkRoutes(app: FastifyInstance, deps: LinkRoutesDeps): 
       const {
         short, url, title, tags, expires, max_visits: maxVisits, domain, forward_query: forwardQuery, rules, password,
       } = readParameters(
-        ['short', 'url', 'title', 'tags', 'expires', 'max_visits', 'domain', 'forward_query', 'rules', 'password'],
+        UPDATE_PARAMETERS,
         request.query,
         normaliseDetailsBody(request.body, isJsonBody(request)),
         { keepEmpty: true },
@@ -220,9 +222,7 @@ export function registerLinkRoutes(app: FastifyInstance, deps: LinkRoutesDeps): 
     },
   });
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { q, tag, limit, order, cursor, format, domain } = readParameters(
-      ['q', 'tag', 'limit', 'order', 'cursor', 'format', 'domain'], request.query, undefined,
-    );
+    const { q, tag, limit, order, cursor, format, domain } = readParameters(LIST_PARAMETERS, request.query, undefined);
     if (format !== undefined && format !== 'csv' && format !== 'json') throw invalid('the parameter "format" must be csv or json');
     const csv = format === 'csv' || (format === undefined && wantsCsv(request.headers.accept));
     const page = await links.listDetails(accountOf(request), { q, tag, limit, order, cursor, domain });

@@ -10,7 +10,7 @@ import { CountedEvent } from '../../metrics/metrics.ts';
 import type { Visit } from '../../stats/visit.ts';
 import type { ResolvedLink } from '../../store/store.ts';
 import { Operation } from '../operations.ts';
-import { readParameters } from '../parameters.ts';
+import { parameterNames, readParameters } from '../parameters.ts';
 import { linkBody } from '../presenters.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { errorResponses, LinkSchema, PUBLIC_SECURITY, ResolveQuery, ShortcodeParams } from '../schemas.ts';
@@ -122,7 +122,7 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
   function resolveParameters(request: CodeRequest): { key: string; password: string | undefined } {
     // Nearly every resolve has no query: the code on the default domain, nothing to read.
     if (request.method !== 'POST' && !request.url.includes('?')) return { key: request.params.code, password: undefined };
-    const { domain, password } = readParameters(['domain', 'password'], request.query, request.method === 'POST' ? request.body : undefined);
+    const { domain, password } = readParameters(parameterNames(ResolveQuery), request.query, request.method === 'POST' ? request.body : undefined);
     return { key: links.keyOf(request.params.code, domain), password };
   }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalid } from '../../errors.ts';
 import type { NamedCount, Statistics, StatsService } from '../../stats/stats-service.ts';
 import { Operation } from '../operations.ts';
-import { readParameters } from '../parameters.ts';
+import { parameterNames, readParameters } from '../parameters.ts';
 import { accountOf, type Authenticate } from '../route-helpers.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import { ACCESS_CODE_SECURITY, errorResponses, StatsQuery, StatsSchema, type Statistics as StatisticsBody } from '../schemas.ts';
@@ -18,6 +18,7 @@ export interface StatsRoutesDeps {
 }
 
 const CSV = 'text/csv; charset=utf-8';
+const STATS_PARAMETERS = parameterNames(StatsQuery);
 
 export function registerStatsRoutes(app: FastifyInstance, { stats, authenticate, domains }: StatsRoutesDeps): void {
   const options = (suffix: string) => ({
@@ -47,9 +48,7 @@ export function registerStatsRoutes(app: FastifyInstance, { stats, authenticate,
   });
   const get = async (request: FastifyRequest, reply: FastifyReply) => {
     const account = accountOf(request);
-    const { short, from, to, interval, format, domain } = readParameters(
-      ['short', 'from', 'to', 'interval', 'format', 'domain'], request.query, undefined,
-    );
+    const { short, from, to, interval, format, domain } = readParameters(STATS_PARAMETERS, request.query, undefined);
     if (format !== undefined && format !== 'csv' && format !== 'json') throw invalid('the parameter "format" must be csv or json');
     const csv = format === 'csv' || (format === undefined && wantsCsv(request.headers.accept));
     // The link's key: its domain's host and its code (a domain must be registered, also without `short`).

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { DeliveryRecord, WebhookRecord } from '../../store/webhooks.ts';
 import type { CreatedWebhook, WebhookService } from '../../webhooks/webhook-service.ts';
 import { Operation } from '../operations.ts';
-import { readParameters } from '../parameters.ts';
+import { parameterNames, readParameters } from '../parameters.ts';
 import { accountOf, type Authenticate } from '../route-helpers.ts';
 import type { RateLimitChecks } from '../rate-limit-checks.ts';
 import {
@@ -67,7 +67,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
       const account = accountOf(request);
       // Before the parameters and the target's DNS lookup: every attempt counts, refused ones too.
       if (rateLimits.applies(request)) await rateLimits.createWebhook(request, account.uid);
-      const { url, events } = readParameters(['url', 'events'], request.query, request.body);
+      const { url, events } = readParameters(parameterNames(CreateWebhookBody), request.query, request.body);
       const created = await webhooks.create(account, { url, events });
       // The secret is in this answer only.
       reply.header('cache-control', 'no-store');
@@ -117,7 +117,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
       },
     },
     async (request, reply) => {
-      const { id } = readParameters(['id'], request.query, request.body);
+      const { id } = readParameters(parameterNames(WebhookIdQuery), request.query, request.body);
       await webhooks.delete(accountOf(request), id);
       reply.type(PLAIN_TEXT);
       return 'Success';
@@ -140,7 +140,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { webhooks, authenti
     },
   });
   const deliveries = async (request: FastifyRequest) => {
-    const { id } = readParameters(['id'], request.query, undefined);
+    const { id } = readParameters(parameterNames(WebhookIdQuery), request.query, undefined);
     return (await webhooks.deliveries(accountOf(request), id)).map(deliveryBody);
   };
   app.get('/v1/webhooks/deliveries', deliveriesOptions(''), deliveries);

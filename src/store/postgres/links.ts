@@ -68,12 +68,12 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
              removed AS (DELETE FROM links USING target WHERE links.id = target.target_id AND target.owner = ${accountUid}
                          RETURNING ${sql.unsafe(LINK_DETAILS_COLUMNS)})
         SELECT target.owner, removed.* FROM target LEFT JOIN removed ON true`;
-      if (found === undefined) return 'not_found';
-      if (Number(found.owner) !== accountUid || found.shortCode === undefined) return 'not_owner';
+      if (found === undefined) return { status: 'not_found' };
+      if (Number(found.owner) !== accountUid || found.shortCode === undefined) return { status: 'not_owner' };
       await tx`UPDATE accounts SET link_count = link_count - 1 WHERE uid = ${accountUid}`;
-      const removed = detailsOf(found as LinkDetailsRow);
-      await outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(removed), accountUid, eventId);
-      return 'deleted';
+      const link = detailsOf(found as LinkDetailsRow);
+      await outbox.write(tx, EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(link), accountUid, eventId);
+      return { status: 'deleted', link };
     })) as Promise<DeleteLinkResult>;
   }
 

@@ -121,10 +121,11 @@ export function linkCalls({ db, read, writes, outbox }: SqliteEngine): LinkCalls
         const removed = statements.deleteOwnLink.get(shortCode, accountUid) as LinkDetailsRow | undefined;
         if (removed !== undefined) {
           statements.giveBackSlot.run(accountUid);
-          outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(detailsOf(removed)), accountUid, eventId);
-          return 'deleted';
+          const link = detailsOf(removed);
+          outbox.write(EventType.LinkDeleted, new Date().toISOString(), linkDetailsData(link), accountUid, eventId);
+          return { status: 'deleted', link };
         }
-        return statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner';
+        return { status: statements.linkExists.get(shortCode) === undefined ? 'not_found' : 'not_owner' };
       });
     },
 
