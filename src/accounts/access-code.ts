@@ -1,4 +1,5 @@
 import { hash, randomUUID } from 'node:crypto';
+import type { AccountRecord, AccountStore } from './account-store.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -20,4 +21,18 @@ export function isWellFormedAccessCode(text: string): boolean {
 export function hashAccessCode(code: string): string {
   // The one-shot hash() makes no Hash object: half the time of createHash() for a UUID.
   return hash('sha256', code.toLowerCase(), 'hex');
+}
+
+/**
+ * Creates an account with a fresh access code, storing only the code's digest, and answers
+ * the account with its code (shown this once). The one way accounts are made: by the
+ * service, the CLI's `accounts create --direct` and the importer.
+ */
+export async function createAccountWithCode(
+  store: Pick<AccountStore, 'createAccount'>,
+  { maxLinks, dateCreated }: { maxLinks: number; dateCreated: string },
+): Promise<AccountRecord & { accessCode: string }> {
+  const accessCode = newAccessCode();
+  const record = await store.createAccount({ codeHash: hashAccessCode(accessCode), dateCreated, maxLinks });
+  return { ...record, accessCode };
 }

@@ -3,7 +3,7 @@ import type { AccountEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
 import type { AccountRecord, AccountStore } from './account-store.ts';
 import { createAccountCache } from './account-cache.ts';
-import { hashAccessCode, isWellFormedAccessCode, newAccessCode } from './access-code.ts';
+import { createAccountWithCode, hashAccessCode, isWellFormedAccessCode, newAccessCode } from './access-code.ts';
 
 /** An account as the API shows it, with the access code the caller holds. */
 export interface Account extends AccountRecord {
@@ -70,13 +70,7 @@ export function createAccountService({
   return {
     async create() {
       if (!registrationOpen) throw new DomainError(ErrorCode.RegistrationClosed, 'registration is closed');
-      const accessCode = newAccessCode();
-      const record = await store.createAccount({
-        codeHash: hashAccessCode(accessCode),
-        dateCreated: clock().toISOString(),
-        maxLinks: defaultMaxLinks,
-      });
-      return { ...record, accessCode };
+      return createAccountWithCode(store, { dateCreated: clock().toISOString(), maxLinks: defaultMaxLinks });
     },
 
     async authenticate(accessCode, { fresh = false } = {}) {

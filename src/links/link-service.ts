@@ -9,7 +9,7 @@ import {
 import type { Visit } from '../stats/visit.ts';
 import type { LinkEventSink } from '../events/domain-events.ts';
 import { newEventId } from '../events/payloads.ts';
-import { couldBeShortcode, generateShortcode, validateCustomShortcode } from './shortcode.ts';
+import { couldBeShortcode, generateShortcode, validateCustomShortcode, GENERATION_ATTEMPTS } from './shortcode.ts';
 import { validateTargetUrl } from './target-url.ts';
 import { canonicalHost } from './host-rules.ts';
 import { fixedDomainRegistry, type DomainRegistry } from '../domains/domain-registry.ts';
@@ -132,9 +132,6 @@ export interface LinkServiceDeps {
   readonly forwardQueryDefault?: boolean;
 }
 
-// A generated code collides with probability (links held) / 62^6 per draw; eight straight
-// collisions mean the space is nearly full or something is wrong, not bad luck.
-const GENERATION_ATTEMPTS = 8;
 
 function notFound(): DomainError {
   return new DomainError(ErrorCode.LinkNotFound, 'no link has this shortcode');

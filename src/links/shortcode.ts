@@ -79,6 +79,13 @@ function randomByte(): number {
 }
 
 /**
+ * How many generated codes a create draws before it gives up (the service and the importer
+ * alike). A code collides with probability (links held) / 62^6 per draw; eight straight
+ * collisions mean the space is nearly full or something is wrong, not bad luck.
+ */
+export const GENERATION_ATTEMPTS = 8;
+
+/**
  * A fresh 6-character code, each character uniform over the 62 alphanumerics. Bytes of 248
  * and above are rejected so that `byte % 62` carries no modulo bias (248 = 4 × 62).
  */

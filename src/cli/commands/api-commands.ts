@@ -68,19 +68,14 @@ export function authenticatedClient(command: Command, context: CliContext, value
 async function createInDatabase(context: CliContext, maxLinks: number | undefined): Promise<Account> {
   const config = configOf(context.env);
   // Loaded on use, as the admin commands do: the database drivers are most of the start-up time.
-  const [{ openAdmin }, { hashAccessCode, newAccessCode }] = await Promise.all([
+  const [{ openAdmin }, { createAccountWithCode }] = await Promise.all([
     import('./admin-commands.ts'),
     import('../../accounts/access-code.ts'),
   ]);
   const store = await openAdmin(config, true);
   try {
-    const accessCode = newAccessCode();
-    const account = await store.createAccount({
-      codeHash: hashAccessCode(accessCode),
-      dateCreated: new Date().toISOString(),
-      maxLinks: maxLinks ?? config.defaultMaxLinks,
-    });
-    return { Uid: account.uid, AccessCode: accessCode, DateCreated: account.dateCreated, MaxLinks: account.maxLinks };
+    const account = await createAccountWithCode(store, { dateCreated: new Date().toISOString(), maxLinks: maxLinks ?? config.defaultMaxLinks });
+    return { Uid: account.uid, AccessCode: account.accessCode, DateCreated: account.dateCreated, MaxLinks: account.maxLinks };
   } finally {
     await store.close();
   }

@@ -4,12 +4,12 @@
  */
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { hashAccessCode, newAccessCode } from '../../accounts/access-code.ts';
+import { createAccountWithCode } from '../../accounts/access-code.ts';
 import { createDomainService, type DomainService } from '../../domains/domain-service.ts';
 import { DomainError } from '../../errors.ts';
 import { DEFAULT_DOMAIN_ROW } from '../../domains/domain-store.ts';
 import { linkKey } from '../../links/link-key.ts';
-import { generateShortcode } from '../../links/shortcode.ts';
+import { GENERATION_ATTEMPTS, generateShortcode } from '../../links/shortcode.ts';
 import type { AdminStore, ImportLink, ImportOutcome } from '../../store/admin.ts';
 import { reserveCodeFile, type CodeFileSlot } from '../access-code-source.ts';
 import { CliFailure, parseCommand, UsageError, wholeNumber, type CliContext, type Command } from '../command.ts';
@@ -21,8 +21,6 @@ import { configOf } from './server-commands.ts';
 
 /** Rows written per transaction: large enough to be fast, small enough not to hold up a live server. */
 export const IMPORT_BATCH = 1000;
-// Tries at a fresh code for a row whose file gave none, before giving up on it.
-const GENERATION_ATTEMPTS = 8;
 
 export const importLinks: Command = {
   name: 'import',
@@ -548,12 +546,8 @@ function createImportRun(store: AdminStore, context: CliContext, options: RunOpt
   async function ensureAccount(): Promise<number | null> {
     if (uid !== undefined) return uid;
     if (options.dryRun) return null;
-    const accessCode = newAccessCode();
-    const account = await store.createAccount({
-      codeHash: hashAccessCode(accessCode),
-      dateCreated: new Date().toISOString(),
-      maxLinks: options.defaultMaxLinks,
-    });
+    const account = await createAccountWithCode(store, { dateCreated: new Date().toISOString(), maxLinks: options.defaultMaxLinks });
+    const { accessCode } = account;
     uid = account.uid;
     if (codeSlot !== undefined) {
       codeSlot.write(accessCode);
