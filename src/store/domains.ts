@@ -8,15 +8,8 @@ import type { DomainRecord } from '../domains/domain-store.ts';
 export const DOMAIN_COLUMNS =
   'host, origin, not_found_url AS "notFoundUrl", root_url AS "rootUrl", expired_url AS "expiredUrl", date_created AS "dateCreated"';
 
-/** A domain's row as read. */
-export interface DomainRow {
-  readonly host: string;
-  readonly origin: string;
-  readonly notFoundUrl: string | null;
-  readonly rootUrl: string | null;
-  readonly expiredUrl: string | null;
-  readonly dateCreated: string | null;
-}
+/** A domain's row as read with DOMAIN_COLUMNS: the record's own fields (drivers may answer null-prototype rows). */
+export type DomainRow = DomainRecord;
 
 export function domainOf(row: DomainRow): DomainRecord {
   return {
