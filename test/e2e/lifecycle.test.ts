@@ -182,12 +182,12 @@ describe('the server process', { timeout: 600_000 }, () => {
     assert.equal(listed.headers.get('content-type'), JSON_TYPE);
     const links = JSON.parse(listed.text) as (LinkJson & { DateCreated: string })[];
     // The owner's view: LinkDetails (CONTRACT §7.1).
-    const none = { Title: null, Tags: [], ExpiresAt: null, MaxVisits: null };
+    const none = { Title: null, Tags: [], ExpiresAt: null, MaxVisits: null, Domain: null, ForwardQuery: false, Protected: false, Rules: [] };
     assert.deepEqual(links, [
       { ShortCode: autoCode, PointsTo: 'https://example.org/a?x=1', CreatedBy: account.Uid, Accesses: 0, DateCreated: links[0]!.DateCreated, ...none },
       { ShortCode: 'my-link_1.x~', PointsTo: target, CreatedBy: account.Uid, Accesses: 0, DateCreated: links[1]!.DateCreated, ...none },
     ]);
-    assert.deepEqual(Object.keys(links[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits']);
+    assert.deepEqual(Object.keys(links[0]!), ['ShortCode', 'PointsTo', 'CreatedBy', 'Accesses', 'DateCreated', 'Title', 'Tags', 'ExpiresAt', 'MaxVisits', 'Domain', 'ForwardQuery', 'Protected', 'Rules']);
 
     // Resolve (JSON) and redirect (302) both count; HEAD does not.
     const first = await call(server, '/v1/get/my-link_1.x~');
