@@ -62,6 +62,9 @@ export function hostOfHeader(header: string): string {
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
+/** After a failed periodic read, the next one waits this long. */
+const FAILURE_PAUSE_MS = 3000;
+
 export async function createDomainRegistry({
   store, baseUrl, refreshMs = 500, missRefreshMs = 250, onError,
 }: DomainRegistryOptions): Promise<DomainRegistry> {
@@ -113,7 +116,16 @@ export async function createDomainRegistry({
   }
 
   await refresh();
-  const timer = setInterval(() => refresh().catch((error: unknown) => onError?.(error)), refreshMs);
+  // While the database is away, one read every few seconds is plenty: the table cannot have
+  // changed where nobody can write, and reads that time out only crowd a pool that is reconnecting.
+  let failedAt = -Infinity;
+  const timer = setInterval(() => {
+    if (Date.now() - failedAt < FAILURE_PAUSE_MS) return;
+    refresh().then(() => (failedAt = -Infinity), (error: unknown) => {
+      failedAt = Date.now();
+      onError?.(error);
+    });
+  }, refreshMs);
   timer.unref();
 
   function find(host: string): Domain | undefined {
