@@ -84,8 +84,11 @@ describe('domains across three instances on one PostgreSQL database', { skip: po
     assert.equal(create.status, 200, create.text);
     assert.equal(create.text, `https://${HOST}/brand1`);
 
+    // Until C sees the domain, its Host resolves in the default domain: those polls count there.
+    let polledOnDefault = 0;
     const redirect = await waitFor(async () => {
       const reply = await call(c, 'GET', '/brand1', { host: HOST });
+      if (reply.location === 'https://default-target.example/') polledOnDefault++;
       return reply.location === 'https://brand-target.example/' ? reply : false;
     }, `instance C to redirect on ${HOST}`, { timeoutMs: 5000, intervalMs: 20 });
     const redirectedAfter = performance.now() - registered;
@@ -100,7 +103,7 @@ describe('domains across three instances on one PostgreSQL database', { skip: po
     // Counted against the domain's link on every instance, never the default domain's.
     await call(a, 'GET', '/brand1', { host: HOST.toUpperCase() });
     const links = JSON.parse((await call(b, 'GET', '/v1/links', owner)).text) as { ShortCode: string; Domain: string | null; Accesses: number }[];
-    assert.deepEqual(links.map((l) => [l.Domain, l.ShortCode, l.Accesses]), [[null, 'brand1', 1], [HOST, 'brand1', 2]]);
+    assert.deepEqual(links.map((l) => [l.Domain, l.ShortCode, l.Accesses]), [[null, 'brand1', 1 + polledOnDefault], [HOST, 'brand1', 2]]);
 
     // In use: refused; after the link is deleted (on B), the domain goes (on A).
     assert.equal((await call(a, 'DELETE', `/v1/admin/domain?host=${HOST}`, admin)).status, 409);
