@@ -1,9 +1,10 @@
 /**
  * The domains this instance serves (CONTRACT §8.1), held in memory for the hot path: the
  * redirect reads its `Host` here, the link calls their `domain` parameter, the loop rule
- * every registered host. The table is small and read whole: every `refreshMs` (so a domain
- * registered or removed on another instance is served within it), after each change made
- * here, and, at most every `missRefreshMs`, when a request names a host not known yet.
+ * every registered host. The table is small and read whole: at start, after each change made
+ * here, and in the background when a request names a host other than the default one, at
+ * most every `refreshMs` (so a domain registered or removed on another instance is served
+ * within about that long by the requests that name it).
  */
 import { invalid } from '../errors.ts';
 import { codeOf, domainOf } from '../links/link-key.ts';
@@ -34,7 +35,7 @@ export interface DomainRegistry {
   shortUrl(key: string): string;
   /** Reads the table again now. */
   refresh(): Promise<void>;
-  /** Stops the periodic refresh. */
+  /** Releases the registry (it keeps no timer: nothing runs between requests). */
   close(): void;
 }
 
@@ -42,8 +43,8 @@ export interface DomainRegistryOptions {
   readonly store: Pick<DomainStore, 'listDomains'>;
   /** BASE_URL: the default domain's origin. */
   readonly baseUrl: string;
+  /** A lookup of another host reads the table again at most this often. */
   readonly refreshMs?: number;
-  readonly missRefreshMs?: number;
   /** Told when a periodic refresh fails (the previous table is kept). */
   readonly onError?: (error: unknown) => void;
 }
@@ -62,11 +63,8 @@ export function hostOfHeader(header: string): string {
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
-/** After a failed periodic read, the next one waits this long. */
-const FAILURE_PAUSE_MS = 3000;
-
 export async function createDomainRegistry({
-  store, baseUrl, refreshMs = 500, missRefreshMs = 250, onError,
+  store, baseUrl, refreshMs = 500, onError,
 }: DomainRegistryOptions): Promise<DomainRegistry> {
   const base = new URL(baseUrl);
   const defaultHost = base.hostname.toLowerCase();
@@ -78,7 +76,7 @@ export async function createDomainRegistry({
   let byHost = new Map<string, Domain>();
   let hosts: readonly string[] = [];
   let everything: readonly Domain[] = [defaultDomain];
-  let lastMissRefresh = 0;
+  let lastRefresh = Date.now();
   let refreshing: Promise<void> | undefined;
 
   function install(rows: readonly DomainRecord[]): void {
@@ -116,29 +114,25 @@ export async function createDomainRegistry({
   }
 
   await refresh();
-  // While the database is away, one read every few seconds is plenty: the table cannot have
-  // changed where nobody can write, and reads that time out only crowd a pool that is reconnecting.
-  let failedAt = -Infinity;
-  const timer = setInterval(() => {
-    if (Date.now() - failedAt < FAILURE_PAUSE_MS) return;
-    refresh().then(() => (failedAt = -Infinity), (error: unknown) => {
-      failedAt = Date.now();
-      onError?.(error);
-    });
-  }, refreshMs);
-  timer.unref();
+
+  /**
+   * A lookup of a host other than the default one: the table is read again in the background,
+   * at most every `refreshMs`, so a domain registered, changed or removed on another instance
+   * is seen here within about that long by the requests that name it. Requests on the default
+   * domain never read it: no timer reads the database while it is away (a read every 500 ms
+   * through a reconnecting pool kept servers answering 503 long after PostgreSQL came back).
+   */
+  function lookedUp(host: string): void {
+    if (host === '' || host === defaultHost) return;
+    const now = Date.now();
+    if (now - lastRefresh < refreshMs) return;
+    lastRefresh = now;
+    refresh().catch((error: unknown) => onError?.(error));
+  }
 
   function find(host: string): Domain | undefined {
-    const domain = byHost.get(host);
-    if (domain === undefined && host !== '') {
-      // Maybe registered on another instance a moment ago: look again soon, never on every request.
-      const now = Date.now();
-      if (now - lastMissRefresh >= missRefreshMs) {
-        lastMissRefresh = now;
-        refresh().catch((error: unknown) => onError?.(error));
-      }
-    }
-    return domain;
+    lookedUp(host);
+    return byHost.get(host);
   }
 
   return {
@@ -146,8 +140,10 @@ export async function createDomainRegistry({
       return defaultDomain;
     },
     forHost(hostHeader) {
-      if (hostHeader === undefined || byHost.size === 1) return defaultDomain;
-      return byHost.get(hostOfHeader(hostHeader)) ?? defaultDomain;
+      if (hostHeader === undefined) return defaultDomain;
+      const host = hostOfHeader(hostHeader);
+      if (host === defaultHost) return defaultDomain;
+      return find(host) ?? defaultDomain;
     },
     named(host) {
       if (host === undefined || host === '') return defaultDomain;
@@ -164,7 +160,7 @@ export async function createDomainRegistry({
     all: () => everything,
     registeredHosts: () => hosts,
     refresh,
-    close: () => clearInterval(timer),
+    close: () => {},
   };
 }
 
