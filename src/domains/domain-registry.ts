@@ -63,6 +63,9 @@ export function hostOfHeader(header: string): string {
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
+/** After a failed background read, lookups read nothing for this long. */
+const FAILURE_PAUSE_MS = 10_000;
+
 export async function createDomainRegistry({
   store, baseUrl, refreshMs = 500, onError,
 }: DomainRegistryOptions): Promise<DomainRegistry> {
@@ -77,6 +80,7 @@ export async function createDomainRegistry({
   let hosts: readonly string[] = [];
   let everything: readonly Domain[] = [defaultDomain];
   let lastRefresh = Date.now();
+  let failedAt = -Infinity;
   let refreshing: Promise<void> | undefined;
 
   function install(rows: readonly DomainRecord[]): void {
@@ -125,9 +129,14 @@ export async function createDomainRegistry({
   function lookedUp(host: string): void {
     if (host === '' || host === defaultHost) return;
     const now = Date.now();
-    if (now - lastRefresh < refreshMs) return;
+    // After a failed read, the database is left alone for a while: it is away, and the
+    // requests of a busy alias must not keep queueing reads on a reconnecting pool.
+    if (now - lastRefresh < refreshMs || now - failedAt < FAILURE_PAUSE_MS) return;
     lastRefresh = now;
-    refresh().catch((error: unknown) => onError?.(error));
+    refresh().catch((error: unknown) => {
+      failedAt = Date.now();
+      onError?.(error);
+    });
   }
 
   function find(host: string): Domain | undefined {
