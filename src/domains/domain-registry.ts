@@ -66,15 +66,20 @@ export function hostOfHeader(header: string): string {
 /** After a failed background read, lookups read nothing for this long. */
 const FAILURE_PAUSE_MS = 10_000;
 
+/** BASE_URL's domain, with no fallbacks. */
+function defaultDomainOf(baseUrl: string): Domain {
+  return {
+    host: new URL(baseUrl).hostname.toLowerCase(), origin: baseUrl.replace(/\/+$/, ''),
+    notFoundUrl: null, rootUrl: null, expiredUrl: null, dateCreated: null, isDefault: true,
+  };
+}
+
 export async function createDomainRegistry({
   store, baseUrl, refreshMs = 500, onError,
 }: DomainRegistryOptions): Promise<DomainRegistry> {
   const base = new URL(baseUrl);
-  const defaultHost = base.hostname.toLowerCase();
-  const defaultOrigin = baseUrl.replace(/\/+$/, '');
-  const plainDefault: Domain = {
-    host: defaultHost, origin: defaultOrigin, notFoundUrl: null, rootUrl: null, expiredUrl: null, dateCreated: null, isDefault: true,
-  };
+  const plainDefault = defaultDomainOf(baseUrl);
+  const defaultHost = plainDefault.host;
   let defaultDomain = plainDefault;
   let byHost = new Map<string, Domain>();
   let hosts: readonly string[] = [];
@@ -178,11 +183,7 @@ export async function createDomainRegistry({
  * callers that serve no other domain (unit tests, tools).
  */
 export function fixedDomainRegistry(baseUrl: string): DomainRegistry {
-  const base = new URL(baseUrl);
-  const domain: Domain = {
-    host: base.hostname.toLowerCase(), origin: baseUrl.replace(/\/+$/, ''),
-    notFoundUrl: null, rootUrl: null, expiredUrl: null, dateCreated: null, isDefault: true,
-  };
+  const domain = defaultDomainOf(baseUrl);
   const all = Object.freeze([domain]);
   const none = Object.freeze([]) as readonly string[];
   return {
