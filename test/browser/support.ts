@@ -107,6 +107,11 @@ async function buildOn(overrides: Partial<Config>, postgresUrl: string | undefin
 export async function startDestination(t: TestContext): Promise<{ origin: string; visits: string[] }> {
   const visits: string[] = [];
   const server: Server = createServer((request: IncomingMessage, response) => {
+    // The browser asks any page's origin for its icon by itself: not a visit.
+    if (request.url === '/favicon.ico') {
+      response.writeHead(404).end();
+      return;
+    }
     visits.push(request.url ?? '');
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end('<!doctype html><title>Destination</title><h1>You arrived</h1>');
@@ -124,6 +129,8 @@ export interface BrowserSession {
   readonly foreignRequests: string[];
   /** Uncaught errors in the page. */
   readonly pageErrors: string[];
+  /** Requests that got no answer (refused, cut, blocked), as `METHOD url: reason`. */
+  readonly failedRequests: string[];
   /** Native dialogs opened (alert, confirm, prompt): the UI uses none, injected script would. */
   readonly dialogs: string[];
   /** Content-Security-Policy violations reported by the page. */
@@ -180,13 +187,16 @@ export async function openBrowser(
     return parsed.protocol === 'data:' || parsed.protocol === 'blob:' || allowed.has(parsed.origin);
   };
   const foreignRequests: string[] = [];
-  // The route refuses; the request event also sees redirects, which routes do not.
-  await context.route('**/*', (route) => {
-    if (isAllowed(route.request().url())) return route.fallback();
-    return route.abort('blockedbyclient');
-  });
+  const failedRequests: string[] = [];
+  // Recorded, not intercepted: LAUNCH_ARGS already keep every name but loopback from
+  // resolving, so nothing leaves the machine. Intercepting every request (context.route) put a
+  // round trip through this process in front of each of the UI's ~40 module loads, and once,
+  // on a loaded CI machine, the page never started within a minute.
   context.on('request', (request) => {
     if (!isAllowed(request.url())) foreignRequests.push(request.url());
+  });
+  context.on('requestfailed', (request) => {
+    failedRequests.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`);
   });
   await context.addInitScript(INIT_SCRIPT);
 
@@ -208,6 +218,7 @@ export async function openBrowser(
     page,
     foreignRequests,
     pageErrors,
+    failedRequests,
     dialogs,
     cspViolations: () => page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations),
   };
@@ -234,7 +245,13 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
 /** Opens the UI and waits for the script to have decided what to show. */
 export async function openUi(session: BrowserSession, origin: string): Promise<void> {
   await session.page.goto(`${origin}/`);
-  await session.page.locator('#signed-in:not([hidden]), #signed-out:not([hidden])').waitFor();
+  try {
+    await session.page.locator('#signed-in:not([hidden]), #signed-out:not([hidden])').waitFor();
+  } catch (error) {
+    // Say why the script never ran: a module that failed to load, or an error in the page.
+    const seen = { failedRequests: session.failedRequests, pageErrors: session.pageErrors };
+    throw new Error(`the UI did not start: ${JSON.stringify(seen)}`, { cause: error });
+  }
 }
 
 /** Creates an account with the page's button; answers the access code it shows once. */
