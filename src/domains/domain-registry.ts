@@ -35,8 +35,6 @@ export interface DomainRegistry {
   shortUrl(key: string): string;
   /** Reads the table again now. */
   refresh(): Promise<void>;
-  /** Releases the registry (it keeps no timer: nothing runs between requests). */
-  close(): void;
 }
 
 export interface DomainRegistryOptions {
@@ -174,7 +172,6 @@ export async function createDomainRegistry({
     all: () => everything,
     registeredHosts: () => hosts,
     refresh,
-    close: () => {},
   };
 }
 
@@ -198,6 +195,5 @@ export function fixedDomainRegistry(baseUrl: string): DomainRegistry {
     all: () => all,
     registeredHosts: () => none,
     refresh: async () => {},
-    close: () => {},
   };
 }

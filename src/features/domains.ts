@@ -13,13 +13,13 @@ import { createSpacedLog } from '../http/spaced-log.ts';
 import type { Store } from '../store/store.ts';
 
 export interface Domains {
-  /** The domains this instance serves, read again every half second and after each change made here. */
+  /** The domains this instance serves: read at start, after each change made here, and at most every 500 ms while requests name other hosts (ADR 26). */
   readonly registry: DomainRegistry;
   /** Domain administration, for the admin routes. */
   readonly service: DomainService;
 }
 
-/** Reads the domains (the app does not start without them) and keeps them fresh until the app closes. */
+/** Reads the domains (the app does not start without them); nothing runs between requests, so nothing needs closing. */
 export async function setUpDomains(
   app: FastifyInstance,
   { config, store, clock }: { config: Config; store: Store; clock: () => Date },
@@ -28,13 +28,12 @@ export async function setUpDomains(
   const registry = await createDomainRegistry({
     store: store.domains,
     baseUrl: config.baseUrl,
-    // One line per 10 s while the storage is away: the refresh runs twice a second.
+    // One line per 10 s while the storage is away, however many requests find it so.
     onError: (error) => log.report('refresh', (suppressed) => app.log.warn(
       { err: error, ...(suppressed > 0 ? { suppressed } : {}) },
       'domains: reading the registered domains failed; the last ones read are served meanwhile',
     )),
   });
-  app.addHook('onClose', async () => registry.close());
   const service = createDomainService({ store: store.domains, baseUrl: config.baseUrl, clock, changed: () => registry.refresh() });
   return { registry, service };
 }

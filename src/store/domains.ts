@@ -11,7 +11,7 @@ export const DOMAIN_COLUMNS =
 /** A domain's row as read with DOMAIN_COLUMNS: the record's own fields (drivers may answer null-prototype rows). */
 export type DomainRow = DomainRecord;
 
-export function domainOf(row: DomainRow): DomainRecord {
+export function domainFromRow(row: DomainRow): DomainRecord {
   return {
     host: row.host,
     origin: row.origin,

@@ -25,23 +25,19 @@ test('a refresh asked for during a read in flight reads again after it, and sees
     },
   };
   const registry = await createDomainRegistry({ store, baseUrl: 'https://sho.rt', refreshMs: 60_000 });
-  try {
-    hold = true;
-    const inFlight = registry.refresh();        // reads the table before the change
-    table = [domain('go.example.com')];         // the change
-    const afterChange = registry.refresh();     // must see it
-    const alsoAfter = registry.refresh();       // shares the queued read
-    assert.equal(pending.length, 1, 'one read at a time');
-    hold = false;
-    pending.shift()!();
-    await inFlight;
-    await afterChange;
-    await alsoAfter;
-    assert.equal(reads, 3, 'the first read, the one at start, and one more after the change');
-    assert.deepEqual(registry.registeredHosts(), ['go.example.com']);
-    assert.equal(registry.forHost('GO.example.com:443').host, 'go.example.com');
-    assert.equal(registry.forHost('other.example').isDefault, true);
-  } finally {
-    registry.close();
-  }
+  hold = true;
+  const inFlight = registry.refresh();        // reads the table before the change
+  table = [domain('go.example.com')];         // the change
+  const afterChange = registry.refresh();     // must see it
+  const alsoAfter = registry.refresh();       // shares the queued read
+  assert.equal(pending.length, 1, 'one read at a time');
+  hold = false;
+  pending.shift()!();
+  await inFlight;
+  await afterChange;
+  await alsoAfter;
+  assert.equal(reads, 3, 'the first read, the one at start, and one more after the change');
+  assert.deepEqual(registry.registeredHosts(), ['go.example.com']);
+  assert.equal(registry.forHost('GO.example.com:443').host, 'go.example.com');
+  assert.equal(registry.forHost('other.example').isDefault, true);
 });

@@ -39,7 +39,6 @@ async function withAdmin<R>(context: CliContext, work: (admin: AdminService, sto
     if (error instanceof DomainError) throw new CliFailure(error.message);
     throw error;
   } finally {
-    registry?.close();
     await store.close();
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { DomainStore } from '../../domains/domain-store.ts';
 import { keyRange } from '../../links/link-key.ts';
-import { countsOf, DOMAIN_COLUMNS, domainOf, type DomainCountRow, type DomainRow } from '../domains.ts';
+import { countsOf, DOMAIN_COLUMNS, domainFromRow, type DomainCountRow, type DomainRow } from '../domains.ts';
 import type { Sql } from './connection.ts';
 
 export function prepareDomains(sql: Sql, timed: <R>(work: () => PromiseLike<R>) => Promise<Awaited<R>>): DomainStore {
@@ -17,11 +17,11 @@ export function prepareDomains(sql: Sql, timed: <R>(work: () => PromiseLike<R>) 
         ON CONFLICT (host) DO UPDATE SET origin = excluded.origin, not_found_url = excluded.not_found_url,
           root_url = excluded.root_url, expired_url = excluded.expired_url
         RETURNING ${sql.unsafe(DOMAIN_COLUMNS)}`);
-      return domainOf(row!);
+      return domainFromRow(row!);
     },
     async listDomains() {
       const rows = await timed(() => sql<DomainRow[]>`SELECT ${sql.unsafe(DOMAIN_COLUMNS)} FROM domains ORDER BY host`);
-      return rows.map(domainOf);
+      return rows.map(domainFromRow);
     },
     async countLinksByDomain() {
       // A key's host is what comes before its '/'; a key without one is the default domain's.

@@ -6,7 +6,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DomainStore } from '../../domains/domain-store.ts';
 import { keyRange } from '../../links/link-key.ts';
-import { countsOf, DOMAIN_COLUMNS, domainOf, type DomainCountRow, type DomainRow } from '../domains.ts';
+import { countsOf, DOMAIN_COLUMNS, domainFromRow, type DomainCountRow, type DomainRow } from '../domains.ts';
 
 export function prepareDomains(
   db: DatabaseSync,
@@ -35,12 +35,12 @@ export function prepareDomains(
   };
   return {
     putDomain(domain) {
-      return write(() => domainOf(statements.put.get(
+      return write(() => domainFromRow(statements.put.get(
         domain.host, domain.origin, domain.notFoundUrl, domain.rootUrl, domain.expiredUrl, domain.dateCreated,
       ) as unknown as DomainRow));
     },
     listDomains() {
-      return read(() => (statements.list.all() as unknown as DomainRow[]).map(domainOf));
+      return read(() => (statements.list.all() as unknown as DomainRow[]).map(domainFromRow));
     },
     countLinksByDomain() {
       return read(() => countsOf(statements.count.all() as unknown as DomainCountRow[]));
