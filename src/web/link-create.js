@@ -123,8 +123,8 @@ export function wireCreateForm() {
   for (const field of FIELDS) {
     clearErrorOnEdit(byId(`link-${field}`, HTMLInputElement), `link-${field}-error`, 'link-form-error');
   }
-  clearErrorOnEdit(byId('link-rules'), 'link-rules-error', 'link-form-error');
   rules.editor = createRulesEditor('link');
+  clearErrorOnEdit(byId('link-rules'), 'link-rules-error', 'link-form-error');
   byId('copy-new-link', HTMLButtonElement).addEventListener('click', (event) =>
     copyWithFeedback(buttonOf(event), byId('new-link-url').textContent ?? '', 'short link'));
 }

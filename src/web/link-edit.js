@@ -137,6 +137,7 @@ export function wireEditDialog() {
   for (const field of FIELDS) {
     clearErrorOnEdit(byId(`edit-${field}`, HTMLInputElement), `edit-${field}-error`, 'edit-error');
   }
+  dialogState.rules = createRulesEditor('edit');
   clearErrorOnEdit(byId('edit-rules'), 'edit-rules-error', 'edit-error');
   clearErrorOnEdit(byId('edit-forward-query', HTMLInputElement), 'edit-forward-query-error', 'edit-error');
   const remove = byId('edit-remove-password', HTMLInputElement);
@@ -145,7 +146,6 @@ export function wireEditDialog() {
     password.disabled = remove.checked;
     if (remove.checked) password.value = '';
   });
-  dialogState.rules = createRulesEditor('edit');
   byId('edit-cancel', HTMLButtonElement).addEventListener('click', () => byId('edit-dialog', HTMLDialogElement).close('cancel'));
   byId('edit-dialog', HTMLDialogElement).addEventListener('close', () => {
     dialogState.editing = null;

@@ -1,8 +1,9 @@
-// The rules editor of the create form and of the edit dialog (`link-rules…`, `edit-rules…` in
-// index.html): a numbered list of rules, each with its conditions and target, and buttons to
-// add, remove and move them (real buttons, named "Move rule 2 Up" and so on); and the preview
-// line "A visitor … goes to …" for a visitor picked in small fields under it. The drafts are
-// the state; the list is drawn again from them after every add, remove or move.
+// The rules editor of the create form and of the edit dialog (`link-rules…`, `edit-rules…`,
+// both copies of index.html's `rules-fieldset` template): a numbered list of rules, each with
+// its conditions and target, and buttons to add, remove and move them (real buttons, named
+// "Move rule 2 Up" and so on); and the preview line "A visitor … goes to …" for a visitor
+// picked in small fields under it. The drafts are the state; the list is drawn again from them
+// after every add, remove or move.
 import { announce, byId, withScheme } from './dom.js';
 import { DEVICES, draftOf, emptyDraft, MAX_RULES, OS_FAMILIES, previewText, ruleOf, targetFor, VALUE_NAMES } from './rules.js';
 
@@ -83,12 +84,34 @@ function ruleButton(action, before, visible, after) {
   return button;
 }
 
+/** The attributes of the rules template that name its own elements. */
+const REFERENCES = ['id', 'for', 'aria-describedby', 'aria-labelledby'];
+
 /**
- * Wires the editor whose elements carry this prefix (`link`, `edit`).
+ * Puts a copy of the rules template (index.html) in place of `#{prefix}-rules-slot`, its
+ * ids and the references to them carrying `prefix` where the template has "@".
+ * @param {string} prefix
+ */
+function placeFieldset(prefix) {
+  const template = byId('rules-fieldset', HTMLTemplateElement);
+  const copy = /** @type {DocumentFragment} */ (template.content.cloneNode(true));
+  for (const element of copy.querySelectorAll('*')) {
+    for (const name of REFERENCES) {
+      const value = element.getAttribute(name);
+      if (value !== null) element.setAttribute(name, value.replaceAll('@-', `${prefix}-`));
+    }
+  }
+  byId(`${prefix}-rules-slot`).replaceWith(copy);
+}
+
+/**
+ * Wires the editor whose elements carry this prefix (`link`, `edit`), first putting its
+ * fieldset in the form.
  * @param {string} prefix
  * @returns {RulesEditor}
  */
 export function createRulesEditor(prefix) {
+  placeFieldset(prefix);
   /** @type {RuleDraft[]} */
   let drafts = [];
   const list = byId(`${prefix}-rules-list`, HTMLOListElement);
