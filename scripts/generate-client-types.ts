@@ -66,9 +66,18 @@ function objectBody(schema: JsonSchema, indent: string): string {
 /** The schema being declared: a named schema inside it is referred to by its name. */
 let declaring: JsonSchema | undefined;
 
+/**
+ * Named schemas by their properties object: a copy made without its `$id` (the events' `data`
+ * is LinkDetails spread into a new object, event-schemas.ts) shares that object, and is
+ * referred to by the original's name instead of being written out again.
+ */
+const namedByProperties = new Map<object, string>();
+
 /** The TypeScript type of one JSON Schema, for the subset the route schemas use. */
 function typeOf(schema: JsonSchema, indent: string): string {
   if (schema !== declaring && schema.$id !== undefined) return schema.$id;
+  const copied = schema.properties === undefined ? undefined : namedByProperties.get(schema.properties);
+  if (copied !== undefined && schema.properties !== declaring?.properties) return copied;
   if (schema.$ref !== undefined) return schema.$ref.replace(/^#\/components\/schemas\//, '').replace(/^#?/, '');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum !== undefined) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
@@ -102,6 +111,8 @@ export function generateClientTypes(): string {
   const named = ([...Object.values(schemas), ...Object.values(eventSchemas)] as unknown[])
     .filter(isNamedSchema)
     .sort((a, b) => a.$id.localeCompare(b.$id));
+  namedByProperties.clear();
+  for (const schema of named) if (schema.properties !== undefined) namedByProperties.set(schema.properties, schema.$id);
   let text = HEADER;
   for (const schema of named) {
     declaring = schema;

@@ -158,45 +158,7 @@ export interface LinkCreatedEvent {
   /** When the change was committed (RFC 3339, UTC) */
   timestamp: string;
   /** The link's LinkDetails */
-  data: {
-    /** The shortcode, without the base URL or the domain */
-    ShortCode: string;
-    /** The target URL, exactly as given */
-    PointsTo: string;
-    /** Uid of the account that created the link */
-    CreatedBy: number;
-    /** Resolutions counted so far */
-    Accesses: number;
-    /** Creation time, e.g. 2026-11-22T04:12:49.123Z */
-    DateCreated: string;
-    /** The title, or null */
-    Title: string | null;
-    /** Tags, lower case; [] when none */
-    Tags: string[];
-    /** When the link stops resolving (UTC, toISOString form), or null */
-    ExpiresAt: string | null;
-    /** How many resolutions the link allows in all, or null for no limit */
-    MaxVisits: number | null;
-    /** The host of the domain the link is on, or null for the default domain (BASE_URL's) */
-    Domain: string | null;
-    /** Whether a visitor's query string is appended to the target on redirect */
-    ForwardQuery: boolean;
-    /** Whether a password protects the link (the password itself is never shown) */
-    Protected: boolean;
-    /** Redirect rules, first match wins; [] when none */
-    Rules: {
-      /** Conditions, all of which must hold */
-      If: {
-        device?: string[];
-        os?: string[];
-        country?: string[];
-        language?: string[];
-        query?: Record<string, unknown>;
-      };
-      /** Where a visit that meets the conditions is sent */
-      To: string;
-    }[];
-  };
+  data: LinkDetails;
 }
 
 /** A link was deleted; data is its LinkDetails as it last stood */
@@ -205,45 +167,7 @@ export interface LinkDeletedEvent {
   /** When the change was committed (RFC 3339, UTC) */
   timestamp: string;
   /** The link's LinkDetails */
-  data: {
-    /** The shortcode, without the base URL or the domain */
-    ShortCode: string;
-    /** The target URL, exactly as given */
-    PointsTo: string;
-    /** Uid of the account that created the link */
-    CreatedBy: number;
-    /** Resolutions counted so far */
-    Accesses: number;
-    /** Creation time, e.g. 2026-11-22T04:12:49.123Z */
-    DateCreated: string;
-    /** The title, or null */
-    Title: string | null;
-    /** Tags, lower case; [] when none */
-    Tags: string[];
-    /** When the link stops resolving (UTC, toISOString form), or null */
-    ExpiresAt: string | null;
-    /** How many resolutions the link allows in all, or null for no limit */
-    MaxVisits: number | null;
-    /** The host of the domain the link is on, or null for the default domain (BASE_URL's) */
-    Domain: string | null;
-    /** Whether a visitor's query string is appended to the target on redirect */
-    ForwardQuery: boolean;
-    /** Whether a password protects the link (the password itself is never shown) */
-    Protected: boolean;
-    /** Redirect rules, first match wins; [] when none */
-    Rules: {
-      /** Conditions, all of which must hold */
-      If: {
-        device?: string[];
-        os?: string[];
-        country?: string[];
-        language?: string[];
-        query?: Record<string, unknown>;
-      };
-      /** Where a visit that meets the conditions is sent */
-      To: string;
-    }[];
-  };
+  data: LinkDetails;
 }
 
 /** A short link with the details its owner sees */
@@ -293,45 +217,7 @@ export interface LinkUpdatedEvent {
   /** When the change was committed (RFC 3339, UTC) */
   timestamp: string;
   /** The link's LinkDetails */
-  data: {
-    /** The shortcode, without the base URL or the domain */
-    ShortCode: string;
-    /** The target URL, exactly as given */
-    PointsTo: string;
-    /** Uid of the account that created the link */
-    CreatedBy: number;
-    /** Resolutions counted so far */
-    Accesses: number;
-    /** Creation time, e.g. 2026-11-22T04:12:49.123Z */
-    DateCreated: string;
-    /** The title, or null */
-    Title: string | null;
-    /** Tags, lower case; [] when none */
-    Tags: string[];
-    /** When the link stops resolving (UTC, toISOString form), or null */
-    ExpiresAt: string | null;
-    /** How many resolutions the link allows in all, or null for no limit */
-    MaxVisits: number | null;
-    /** The host of the domain the link is on, or null for the default domain (BASE_URL's) */
-    Domain: string | null;
-    /** Whether a visitor's query string is appended to the target on redirect */
-    ForwardQuery: boolean;
-    /** Whether a password protects the link (the password itself is never shown) */
-    Protected: boolean;
-    /** Redirect rules, first match wins; [] when none */
-    Rules: {
-      /** Conditions, all of which must hold */
-      If: {
-        device?: string[];
-        os?: string[];
-        country?: string[];
-        language?: string[];
-        query?: Record<string, unknown>;
-      };
-      /** Where a visit that meets the conditions is sent */
-      To: string;
-    }[];
-  };
+  data: LinkDetails;
 }
 
 /** Links of the account were visited: the visits of one count batch (at most 100 per event on the live stream) */
