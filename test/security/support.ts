@@ -27,13 +27,30 @@ export interface SecurityApp {
   readonly databasePath: string | undefined;
 }
 
+/** Where the clean-up of an app goes: a test's context, or a suite's list of them (see suiteCleanup). */
+export type CleanupOwner = Pick<TestContext, 'after'>;
+
 /**
- * A fresh app on its own SQLite database, closed and removed when the test ends: a file by
- * default, or `:memory:` (the same SQL, a fifth of the set-up cost) when nothing needs to
- * read the file from outside.
+ * For apps shared by the tests of a suite (built in its `before` hook): a CleanupOwner whose
+ * clean-ups run, last registered first, when the returned function is called from its `after`.
+ */
+export function suiteCleanup(): { owner: CleanupOwner; run(): Promise<void> } {
+  const cleanups: (() => unknown)[] = [];
+  return {
+    owner: { after: (fn) => void cleanups.push(fn as () => unknown) },
+    async run() {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    },
+  };
+}
+
+/**
+ * A fresh app on its own SQLite database, closed and removed when the test (or suite, see
+ * suiteCleanup) ends: a file by default, or `:memory:` (the same SQL, a fifth of the set-up
+ * cost) when nothing needs to read the file from outside.
  */
 export async function securityApp(
-  t: TestContext,
+  t: CleanupOwner,
   overrides: Partial<Config> = {},
   { memory = false }: { memory?: boolean } = {},
 ): Promise<SecurityApp> {
