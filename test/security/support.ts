@@ -14,6 +14,7 @@ import type { Config } from '../../src/config.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir, testConfig } from '../helpers/app.ts';
+import { WAIT_BOUND_MS } from '../helpers/wait-for.ts';
 import type { Account } from '../../src/http/schemas.ts';
 
 export const TEXT = 'text/plain; charset=utf-8';
@@ -143,9 +144,10 @@ export interface RawReply {
 
 /**
  * Writes `data` (already a whole request, or several) on a fresh connection and reads until
- * the server closes it. Headers are lower-cased; a repeated header keeps its last value.
+ * the server closes it. Headers are lower-cased; a repeated header keeps its last value. The
+ * bound is generous (the 5 s it used to be is short on a loaded machine): no test waits it out.
  */
-export function rawExchange(port: number, data: string | Buffer | readonly (string | Buffer)[], timeoutMs = 5000): Promise<RawReply> {
+export function rawExchange(port: number, data: string | Buffer | readonly (string | Buffer)[], timeoutMs = WAIT_BOUND_MS): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const chunks: Buffer[] = [];
