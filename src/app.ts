@@ -14,6 +14,7 @@ import { setUpLiveEvents } from './features/live-events.ts';
 import { setUpRateLimits } from './features/rate-limits.ts';
 import { setUpStats } from './features/stats.ts';
 import { setUpWebhooks, type WebhookOptions } from './features/webhooks.ts';
+import type { ScryptParameters } from './links/password.ts';
 import type { LogStream } from './http/log-stream.ts';
 import { registerDocs } from './http/openapi.ts';
 import { registerAdminRoutes } from './http/routes/admin.ts';
@@ -52,6 +53,8 @@ export interface AppDeps {
    * `dispatch: false` this app registers webhooks but delivers nothing.
    */
   readonly webhooks?: WebhookOptions;
+  /** The scrypt cost of new link passwords (default SCRYPT_PARAMETERS); tests lower it. */
+  readonly passwordHashing?: ScryptParameters;
   /**
    * Where events are published and streams listen (ADR 19), made and started by the caller,
    * who closes it. When omitted the app makes its own from the config and closes it.
@@ -62,7 +65,7 @@ export interface AppDeps {
 /** Builds the HTTP application around an open store. */
 export async function buildApp({
   config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [], draining = () => false, live: givenLive,
-  webhooks: webhookOptions = {},
+  webhooks: webhookOptions = {}, passwordHashing,
 }: AppDeps): Promise<FastifyInstance> {
   const { app, metrics, store, storageHealth, requestDeadline, isClosing } = await createHttpShell({ config, store: rawStore, logStream });
   const stopping = () => draining() || isClosing();
@@ -70,7 +73,9 @@ export async function buildApp({
   const limits = await setUpRateLimits(app, { config, counters });
   const { rateLimits } = limits;
   const domains = await setUpDomains(app, { config, store, clock });
-  const { accounts, links, authenticate } = setUpAccountsAndLinks(app, { config, store, clock, events, rateLimits, domains: domains.registry });
+  const { accounts, links, authenticate } = setUpAccountsAndLinks(app, {
+    config, store, clock, events, rateLimits, domains: domains.registry, passwordHashing,
+  });
   registerDomainsForOwners(app, { domains, authenticate });
   const { visitOf, classify } = setUpStats(app, { config, store, clock, authenticate, rateLimits, domains: domains.registry });
   registerResolveRoutes(app, {

@@ -12,6 +12,7 @@ import { registerAccountRoutes } from '../http/routes/accounts.ts';
 import { registerLinkRoutes } from '../http/routes/links.ts';
 import { refuseDisabledAccounts, refusingStore } from '../links/disabled-accounts.ts';
 import { createLinkService, type LinkService, type LinkServiceDeps } from '../links/link-service.ts';
+import type { ScryptParameters } from '../links/password.ts';
 import type { Store } from '../store/store.ts';
 import type { DomainRegistry } from '../domains/domain-registry.ts';
 import { createApiKeys, registerApiKeyRoutes } from './api-keys.ts';
@@ -27,8 +28,9 @@ export interface AccountsAndLinks {
 
 export function setUpAccountsAndLinks(
   app: FastifyInstance,
-  { config, store, clock, events, rateLimits, domains }: {
+  { config, store, clock, events, rateLimits, domains, passwordHashing }: {
     config: Config; store: Store; clock: () => Date; events: EventPublisher; rateLimits: RateLimitChecks; domains: DomainRegistry;
+    passwordHashing?: ScryptParameters | undefined;
   },
 ): AccountsAndLinks {
   const apiKeys = createApiKeys(app, { store, clock });
@@ -56,6 +58,7 @@ export function setUpAccountsAndLinks(
     events: events.links,
     domains,
     forwardQueryDefault: config.forwardQuery,
+    ...(passwordHashing === undefined ? {} : { passwordHashing }),
   };
   // A disabled account's link calls are refused after their parameters are checked (§7).
   const links = refuseDisabledAccounts(createLinkService(linkDeps), createLinkService({ ...linkDeps, store: refusingStore(store) }));

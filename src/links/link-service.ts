@@ -15,7 +15,7 @@ import { canonicalHost } from './host-rules.ts';
 import { fixedDomainRegistry, type DomainRegistry } from '../domains/domain-registry.ts';
 import { codeOf, linkKey, UNLOCKED } from './link-key.ts';
 import { parseRules, rulesJson } from './rules.ts';
-import { hashPassword, parsePassword, verifyPassword } from './password.ts';
+import { hashPassword, parsePassword, SCRYPT_PARAMETERS, verifyPassword, type ScryptParameters } from './password.ts';
 
 export interface CreateLinkInput {
   readonly url: string;
@@ -130,6 +130,12 @@ export interface LinkServiceDeps {
   readonly domains?: DomainRegistry;
   /** `forward_query` of a link created without one (FORWARD_QUERY). */
   readonly forwardQueryDefault?: boolean;
+  /**
+   * The scrypt cost new link passwords are hashed with (default SCRYPT_PARAMETERS). Tests
+   * that set many passwords pass a lower one: each hash records its parameters, so verifying
+   * is the same either way.
+   */
+  readonly passwordHashing?: ScryptParameters;
 }
 
 
@@ -205,6 +211,7 @@ function isoClock(clock: () => Date): () => string {
 
 export function createLinkService({
   store, clock, ownOrigin, blockedHosts = [], selfHosts = [], events, domains = fixedDomainRegistry(ownOrigin), forwardQueryDefault = false,
+  passwordHashing = SCRYPT_PARAMETERS,
 }: LinkServiceDeps): LinkService {
   const nowIso = isoClock(clock);
   // The loop rule covers every registered domain, whatever the target's scheme or port
@@ -249,7 +256,7 @@ export function createLinkService({
         rules,
       };
       // Hashed once every parameter is known to be good (scrypt runs on the thread pool).
-      const passwordHash = password === undefined ? null : await hashPassword(password);
+      const passwordHash = password === undefined ? null : await hashPassword(password, passwordHashing);
       // One id for whichever attempt commits: its outbox event's and its live event's.
       const eventId = newEventId();
       const created = (key: string): string => {
@@ -341,7 +348,7 @@ export function createLinkService({
         ...(input.maxVisits === undefined ? {} : { maxVisits: input.maxVisits === '' ? null : parseMaxVisits(input.maxVisits) }),
         ...(input.forwardQuery === undefined ? {} : { forwardQuery: input.forwardQuery === '' ? forwardQueryDefault : parseForwardQuery(input.forwardQuery) }),
         ...(input.rules === undefined ? {} : { rules: input.rules === '' ? null : rulesJson(parseRules(input.rules, checkTarget)) }),
-        ...(password === undefined ? {} : { passwordHash: password === '' ? null : await hashPassword(password) }),
+        ...(password === undefined ? {} : { passwordHash: password === '' ? null : await hashPassword(password, passwordHashing) }),
       };
       if (!couldBeShortcode(shortCode)) throw notFound();
       const eventId = newEventId();

@@ -134,6 +134,8 @@ export interface TestAppExtras {
   readonly wrapStore?: (store: Store) => Store;
   /** Webhook delivery settings (a short poll, say). */
   readonly webhooks?: AppDeps['webhooks'];
+  /** The scrypt cost of new link passwords (the server's when omitted). */
+  readonly passwordHashing?: AppDeps['passwordHashing'];
   /** SQLite: run the WAL checkpointer thread (default false, see TestStoreOptions). */
   readonly checkpointer?: boolean;
 }

@@ -3,10 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { newAccount } from '../helpers/app.ts';
-import { appFor, assertError, createLinkOk, listen, listLinks, rawRequest } from './support.ts';
+import { assertError, createLinkOk, listen, listLinks, rawRequest, sharedApp } from './support.ts';
 import type { Account } from '../../src/http/schemas.ts';
 
 const CHALLENGE = 'Bearer realm="shortlink"';
+
+// The tests share one app: each makes its own account (and picks shortcodes no other uses).
+const shared = sharedApp();
 
 /** GET /v1/get_account with the given query and headers. */
 function whoAmI(app: FastifyInstance, query: Record<string, string>, headers: Record<string, string> = {}) {
@@ -28,8 +31,8 @@ describe('where the access code may come from', () => {
     ],
   ];
   for (const [name, place] of ways) {
-    test(`accepts the code from ${name}`, async (t) => {
-      const { app } = await appFor(t);
+    test(`accepts the code from ${name}`, async () => {
+      const { app } = shared();
       await newAccount(app);
       const { code, uid } = await newAccount(app);
       const { query, headers } = place(code);
@@ -39,24 +42,24 @@ describe('where the access code may come from', () => {
     });
   }
 
-  test('accepts the auth parameter with a percent-encoded name', async (t) => {
-    const { app } = await appFor(t);
+  test('accepts the auth parameter with a percent-encoded name', async () => {
+    const { app } = shared();
     const { code, uid } = await newAccount(app);
     const response = await app.inject({ method: 'GET', url: `/v1/get_account?%61uth=${code}` });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal((response.json() as Account).Uid, uid);
   });
 
-  test('treats an empty auth parameter as absent (401)', async (t) => {
-    const { app } = await appFor(t);
+  test('treats an empty auth parameter as absent (401)', async () => {
+    const { app } = shared();
     await newAccount(app);
     const response = await whoAmI(app, { auth: '' });
     assertError(response, 401, 'get account information');
     assert.equal(response.headers['www-authenticate'], CHALLENGE);
   });
 
-  test('never reads the access code from a JSON body', async (t) => {
-    const { app } = await appFor(t);
+  test('never reads the access code from a JSON body', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const response = await app.inject({
       method: 'POST',
@@ -68,8 +71,8 @@ describe('where the access code may come from', () => {
     assert.deepEqual(await listLinks(app, code), []);
   });
 
-  test('never reads the access code from a form body', async (t) => {
-    const { app } = await appFor(t);
+  test('never reads the access code from a form body', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const response = await app.inject({
       method: 'POST',
@@ -83,30 +86,30 @@ describe('where the access code may come from', () => {
 });
 
 describe('conflicting or foreign credentials', () => {
-  test('refuses different codes in query and header with 400', async (t) => {
-    const { app } = await appFor(t);
+  test('refuses different codes in query and header with 400', async () => {
+    const { app } = shared();
     const first = await newAccount(app);
     const second = await newAccount(app);
     const response = await whoAmI(app, { auth: first.code }, { authorization: `Bearer ${second.code}` });
     assertError(response, 400, 'get account information');
   });
 
-  test('refuses a query code and a different, unknown header code with 400', async (t) => {
-    const { app } = await appFor(t);
+  test('refuses a query code and a different, unknown header code with 400', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const response = await whoAmI(app, { auth: code }, { authorization: randomUUID() });
     assertError(response, 400, 'get account information');
   });
 
-  test('refuses an auth parameter repeated in the query with 400', async (t) => {
-    const { app } = await appFor(t);
+  test('refuses an auth parameter repeated in the query with 400', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const response = await app.inject({ method: 'GET', url: `/v1/get_account?auth=${code}&auth=${code}` });
     assertError(response, 400, 'get account information');
   });
 
-  test('refuses two Authorization headers with 400 (over a real socket)', async (t) => {
-    const { app } = await appFor(t);
+  test('refuses two Authorization headers with 400 (over a real socket)', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const target = await listen(app);
     const twice = await rawRequest(target, 'GET', '/v1/get_account', ['Authorization', code, 'Authorization', code]);
@@ -118,8 +121,8 @@ describe('conflicting or foreign credentials', () => {
     assert.equal(once.status, 200, once.body);
   });
 
-  test('refuses two Authorization headers with 400 (through inject)', async (t) => {
-    const { app } = await appFor(t);
+  test('refuses two Authorization headers with 400 (through inject)', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const response = await app.inject({
       method: 'GET',
@@ -130,8 +133,8 @@ describe('conflicting or foreign credentials', () => {
   });
 
   for (const scheme of ['Basic', 'Token', 'Digest']) {
-    test(`refuses the ${scheme} scheme with 401 even around a valid code`, async (t) => {
-      const { app } = await appFor(t);
+    test(`refuses the ${scheme} scheme with 401 even around a valid code`, async () => {
+      const { app } = shared();
       const { code } = await newAccount(app);
       const response = await whoAmI(app, {}, { authorization: `${scheme} ${code}` });
       assertError(response, 401, 'get account information');
@@ -139,15 +142,15 @@ describe('conflicting or foreign credentials', () => {
     });
   }
 
-  test('refuses a foreign scheme with 401 even when the query carries the valid code', async (t) => {
-    const { app } = await appFor(t);
+  test('refuses a foreign scheme with 401 even when the query carries the valid code', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const response = await whoAmI(app, { auth: code }, { authorization: `Basic ${code}` });
     assertError(response, 401, 'get account information');
   });
 
-  test('refuses a Bearer header with no code with 401', async (t) => {
-    const { app } = await appFor(t);
+  test('refuses a Bearer header with no code with 401', async () => {
+    const { app } = shared();
     await newAccount(app);
     for (const authorization of ['Bearer', 'Bearer ', 'bearer    ']) {
       const response = await whoAmI(app, {}, { authorization });
@@ -156,8 +159,8 @@ describe('conflicting or foreign credentials', () => {
     }
   });
 
-  test('refuses a code with surrounding junk with 401', async (t) => {
-    const { app } = await appFor(t);
+  test('refuses a code with surrounding junk with 401', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     for (const auth of [`${code}x`, `{${code}}`, code.replaceAll('-', '')]) {
       assertError(await whoAmI(app, { auth }), 401, 'get account information');
@@ -175,15 +178,15 @@ describe('every protected endpoint', () => {
     ['GET /v1/user_info', { method: 'GET', url: '/v1/user_info' }, 'get account information'],
   ];
   for (const [name, options, operation] of endpoints) {
-    test(`${name} answers 401 naming its operation when no code is given`, async (t) => {
-      const { app } = await appFor(t);
+    test(`${name} answers 401 naming its operation when no code is given`, async () => {
+      const { app } = shared();
       const response = await app.inject(options);
       assertError(response, 401, operation);
       assert.equal(response.headers['www-authenticate'], CHALLENGE);
     });
 
-    test(`${name} answers 401 for an unknown code`, async (t) => {
-      const { app } = await appFor(t);
+    test(`${name} answers 401 for an unknown code`, async () => {
+      const { app } = shared();
       const response = await app.inject({ ...options, headers: { authorization: `Bearer ${randomUUID()}` } });
       assertError(response, 401, operation);
       assert.equal(response.headers['www-authenticate'], CHALLENGE);
@@ -219,14 +222,14 @@ describe('authentication is checked before anything else', () => {
     ],
   ];
   for (const [name, options, operation] of beforeParameters) {
-    test(`answers 401, not a parameter error, for ${name} without credentials`, async (t) => {
-      const { app } = await appFor(t);
+    test(`answers 401, not a parameter error, for ${name} without credentials`, async () => {
+      const { app } = shared();
       assertError(await app.inject(options), 401, operation);
     });
   }
 
-  test('answers 401 for an unknown code even when the shortcode is taken', async (t) => {
-    const { app } = await appFor(t);
+  test('answers 401 for an unknown code even when the shortcode is taken', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     await createLinkOk(app, code, { url: 'https://example.com/', short: 'taken-code' });
     const response = await app.inject({
@@ -237,8 +240,8 @@ describe('authentication is checked before anything else', () => {
     assertError(response, 401, 'create link');
   });
 
-  test('answers 401 for an unknown code deleting another account\'s link, and the link stays', async (t) => {
-    const { app } = await appFor(t);
+  test('answers 401 for an unknown code deleting another account\'s link, and the link stays', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     await createLinkOk(app, code, { url: 'https://example.com/', short: 'kept-link' });
     const response = await app.inject({ method: 'DELETE', url: '/v1/link', query: { short: 'kept-link', auth: randomUUID() } });

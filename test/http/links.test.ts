@@ -16,6 +16,7 @@ import {
   listLinks,
   rawRequest,
   resolve,
+  sharedApp,
   TEXT,
   type LinkJson,
 } from './support.ts';
@@ -25,7 +26,7 @@ const TARGET = 'https://example.com/landing?x=1';
 /** A link the account already holds, so "nothing was written" can be told from "list was empty". */
 async function accountWithOneLink(app: FastifyInstance) {
   const account = await newAccount(app);
-  await createLinkOk(app, account.code, { url: 'https://example.org/existing', short: 'existing' });
+  await createLinkOk(app, account.code, { url: 'https://example.org/existing' });
   const before = await listLinks(app, account.code);
   return { ...account, before };
 }
@@ -285,9 +286,11 @@ describe('refusing a bad create', () => {
   viaJson('a JSON body that is a string', JSON.stringify(TARGET), '?url=https%3A%2F%2Fa.example%2F');
   viaJson('a malformed JSON body', '{"url": "https://example.com/"');
 
+  // One app for all the cases: each makes its own account, and checks only that account.
+  const shared = sharedApp({ defaultMaxLinks: 2 });
   for (const [name, build] of cases) {
-    test(`refuses ${name} with 400 and writes nothing`, async (t) => {
-      const { app } = await appFor(t, { defaultMaxLinks: 2 });
+    test(`refuses ${name} with 400 and writes nothing`, async () => {
+      const { app } = shared();
       const { code, before } = await accountWithOneLink(app);
 
       const response = await app.inject(build(code));

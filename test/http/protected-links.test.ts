@@ -12,7 +12,15 @@ import type { LinkDetails } from '../../src/http/schemas.ts';
 import { newAccount, TEST_BASE_URL } from '../helpers/app.ts';
 import { openEventStream } from '../helpers/event-stream.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
-import { appFor, assertError, HTML, JSON_TYPE, LINK_KEYS, listen, TEXT, type Reply } from './support.ts';
+import { appFor as appWithServerHashing, assertError, HTML, JSON_TYPE, LINK_KEYS, listen, TEXT, type Reply } from './support.ts';
+
+/**
+ * The apps here hash link passwords at a lower scrypt cost than the server's (2^10 instead of
+ * 2^15: a millisecond a hash, not tens): the same code hashes and verifies, the cost is
+ * recorded in each hash, and test/unit/password.test.ts covers the server's own cost.
+ */
+const appFor: typeof appWithServerHashing = (t, overrides = {}, extra = {}) =>
+  appWithServerHashing(t, overrides, { passwordHashing: { N: 2 ** 10, r: 8, p: 1 }, ...extra });
 
 const TARGET = 'https://secret-target.example/private/report?id=42';
 const PASSWORD = 'open sesame 1';

@@ -15,15 +15,20 @@ import {
   listLinks,
   rawRequest,
   resolve,
+  sharedApp,
   TEXT,
   type LinkJson,
 } from './support.ts';
 
 const TARGET = 'https://example.com/page?x=1';
 
+// The first two suites share one app: each test makes its own account and links (the fixed
+// shortcodes are each used once), and asks only about those.
+const shared = sharedApp();
+
 describe('GET /v1/get/{shortcode}', () => {
-  test('answers the Link as JSON, counting this resolution: 1 first, then 2', async (t) => {
-    const { app } = await appFor(t);
+  test('answers the Link as JSON, counting this resolution: 1 first, then 2', async () => {
+    const { app } = shared();
     const { code, uid } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: TARGET });
 
@@ -37,16 +42,16 @@ describe('GET /v1/get/{shortcode}', () => {
     assert.equal((second.json() as LinkJson).Accesses, 2);
   });
 
-  test('needs no credentials and ignores any that are sent', async (t) => {
-    const { app } = await appFor(t);
+  test('needs no credentials and ignores any that are sent', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: TARGET });
     const response = await app.inject({ method: 'GET', url: `/v1/get/${short}`, headers: { authorization: 'Basic nonsense' } });
     assert.equal(response.statusCode, 200);
   });
 
-  test('counts resolutions per link', async (t) => {
-    const { app } = await appFor(t);
+  test('counts resolutions per link', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const a = await createLinkOk(app, code, { url: TARGET, short: 'link-a' });
     const b = await createLinkOk(app, code, { url: TARGET, short: 'link-b' });
@@ -55,8 +60,8 @@ describe('GET /v1/get/{shortcode}', () => {
     assert.equal(((await resolve(app, a)).json() as LinkJson).Accesses, 4);
   });
 
-  test('hands concurrent resolutions distinct counts', async (t) => {
-    const { app } = await appFor(t);
+  test('hands concurrent resolutions distinct counts', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: TARGET });
     const answers = await Promise.all(Array.from({ length: 20 }, () => resolve(app, short)));
@@ -64,15 +69,15 @@ describe('GET /v1/get/{shortcode}', () => {
     assert.deepEqual(counts, Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
-  test('answers an unknown shortcode with 404 in plain text', async (t) => {
-    const { app } = await appFor(t);
+  test('answers an unknown shortcode with 404 in plain text', async () => {
+    const { app } = shared();
     for (const short of ['nosuchlink', 'ab', 'x'.repeat(2001), 'a%2Fb']) {
       assertError(await app.inject({ method: 'GET', url: `/v1/get/${short}` }), 404, 'resolve link');
     }
   });
 
-  test('HEAD answers 200 like GET but does not count', async (t) => {
-    const { app } = await appFor(t);
+  test('HEAD answers 200 like GET but does not count', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: TARGET });
 
@@ -86,15 +91,15 @@ describe('GET /v1/get/{shortcode}', () => {
     assert.equal(((await resolve(app, short)).json() as LinkJson).Accesses, 1);
   });
 
-  test('HEAD on an unknown shortcode answers 404', async (t) => {
-    const { app } = await appFor(t);
+  test('HEAD on an unknown shortcode answers 404', async () => {
+    const { app } = shared();
     const response = await app.inject({ method: 'HEAD', url: '/v1/get/nosuchlink' });
     assert.equal(response.statusCode, 404);
     assert.equal(response.headers['content-type'], TEXT);
   });
 
-  test('finds a code whose unreserved characters are percent-encoded in the path', async (t) => {
-    const { app } = await appFor(t);
+  test('finds a code whose unreserved characters are percent-encoded in the path', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     await createLinkOk(app, code, { url: TARGET, short: 'a.b~c' });
     const response = await app.inject({ method: 'GET', url: '/v1/get/a%2Eb%7Ec' });
@@ -123,8 +128,8 @@ describe('GET /v1/get/{shortcode}', () => {
     '/v1/get/abc%0D%0ASet-Cookie:x=1',
   ];
   for (const path of weirdPaths) {
-    test(`never fails with 5xx on the odd path ${JSON.stringify(path.slice(0, 40))}`, async (t) => {
-      const { app } = await appFor(t);
+    test(`never fails with 5xx on the odd path ${JSON.stringify(path.slice(0, 40))}`, async () => {
+      const { app } = shared();
       for (const method of ['GET', 'HEAD'] as const) {
         const response = await app.inject({ method, url: path });
         assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${method} ${path} → ${response.statusCode}`);
@@ -136,8 +141,8 @@ describe('GET /v1/get/{shortcode}', () => {
 });
 
 describe('GET /{shortcode}', () => {
-  test('redirects with 302 to the target, uncached, and counts one access', async (t) => {
-    const { app } = await appFor(t);
+  test('redirects with 302 to the target, uncached, and counts one access', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: TARGET });
 
@@ -158,8 +163,8 @@ describe('GET /{shortcode}', () => {
     ['a fragment', 'https://example.com/doc#Section-2', 'https://example.com/doc#Section-2'],
   ];
   for (const [name, pointsTo, location] of targets) {
-    test(`sends an ASCII Location for ${name}`, async (t) => {
-      const { app } = await appFor(t);
+    test(`sends an ASCII Location for ${name}`, async () => {
+      const { app } = shared();
       const { code } = await newAccount(app);
       const short = await createLinkOk(app, code, { url: pointsTo });
 
@@ -174,8 +179,8 @@ describe('GET /{shortcode}', () => {
     });
   }
 
-  test('sends the punycode Location over a real socket too', async (t) => {
-    const { app } = await appFor(t);
+  test('sends the punycode Location over a real socket too', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: 'https://bücher.example/ä?q=ü' });
     const response = await rawRequest(await listen(app), 'GET', `/${short}`);
@@ -183,8 +188,8 @@ describe('GET /{shortcode}', () => {
     assert.equal(response.headers.location, 'https://xn--bcher-kva.example/%C3%A4?q=%C3%BC');
   });
 
-  test('HEAD answers 302 with the same Location but does not count', async (t) => {
-    const { app } = await appFor(t);
+  test('HEAD answers 302 with the same Location but does not count', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: TARGET });
 
@@ -199,8 +204,8 @@ describe('GET /{shortcode}', () => {
     assert.equal(((await resolve(app, short)).json() as LinkJson).Accesses, 1);
   });
 
-  test('answers an unknown shortcode with a 404 HTML page', async (t) => {
-    const { app } = await appFor(t);
+  test('answers an unknown shortcode with a 404 HTML page', async () => {
+    const { app } = shared();
     for (const path of ['/nosuchlink', '/ab', '/%E0%A4%A', `/${'q'.repeat(9000)}`, '/a%20b']) {
       const response = await app.inject({ method: 'GET', url: path });
       assert.equal(response.statusCode, 404, path);
@@ -210,22 +215,22 @@ describe('GET /{shortcode}', () => {
     }
   });
 
-  test('HEAD on an unknown shortcode answers 404 without counting anything', async (t) => {
-    const { app } = await appFor(t);
+  test('HEAD on an unknown shortcode answers 404 without counting anything', async () => {
+    const { app } = shared();
     const response = await app.inject({ method: 'HEAD', url: '/nosuchlink' });
     assert.equal(response.statusCode, 404);
   });
 
-  test('is case-sensitive: a code in the wrong case is unknown', async (t) => {
-    const { app } = await appFor(t);
+  test('is case-sensitive: a code in the wrong case is unknown', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     await createLinkOk(app, code, { url: TARGET, short: 'MixedCase' });
     assert.equal((await app.inject({ method: 'GET', url: '/mixedcase' })).statusCode, 404);
     assert.equal((await app.inject({ method: 'GET', url: '/MixedCase' })).statusCode, 302);
   });
 
-  test('keeps the query string of the short URL out of the lookup', async (t) => {
-    const { app } = await appFor(t);
+  test('keeps the query string of the short URL out of the lookup', async () => {
+    const { app } = shared();
     const { code } = await newAccount(app);
     const short = await createLinkOk(app, code, { url: TARGET });
     const response = await app.inject({ method: 'GET', url: `/${short}?utm_source=mail` });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { newAccount } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { appFor, assertError, createLinkOk, TEXT } from './support.ts';
 import type { Statistics } from '../../src/http/schemas.ts';
 
@@ -140,7 +141,7 @@ describe('GET /v1/stats', () => {
     // Each fold moves something, so the folder would go on folding until none is left.
     const { app } = await appFor(t, {}, { wrapStore: (store) => ({ ...store, foldStats: async () => (folds++, await gate, 1) }) });
     // The first tick (1 s) folds, visits or not.
-    for (const deadline = Date.now() + 10_000; folds === 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => folds > 0, 'the first fold', { intervalMs: 20 });
     assert.equal(folds, 1, 'a fold is in progress');
     let closed = false;
     const closing = app.close().then(() => (closed = true));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestContext } from 'node:test';
+import { after, before, type TestContext } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Config } from '../../src/config.ts';
 import type { Link, LinkDetails } from '../../src/http/schemas.ts';
@@ -17,6 +17,24 @@ export const ACCOUNT_KEYS = ['Uid', 'AccessCode', 'DateCreated', 'MaxLinks'];
 
 /** The Link JSON, as the API's schema types it. */
 export type LinkJson = Link;
+
+/**
+ * One app for the tests of the enclosing describe (or file, at the top level) that need
+ * nothing fresh but their own accounts and links: built before the first test and closed
+ * after the last. Call the answer inside a test. A build costs as much CPU as dozens of
+ * requests (Fastify compiles every route's serializers), and most tests make a handful.
+ */
+export function sharedApp(overrides: Partial<Config> = {}, extra: Parameters<typeof createTestApp>[1] = {}): () => TestApp {
+  let testApp: TestApp | undefined;
+  before(async () => {
+    testApp = await createTestApp(overrides, extra);
+  });
+  after(() => testApp?.close());
+  return () => {
+    if (testApp === undefined) throw new Error('the shared app was not built');
+    return testApp;
+  };
+}
 
 /** A fresh app for one test, closed (and its database removed) when the test ends. */
 export async function appFor(

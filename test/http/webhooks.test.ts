@@ -269,7 +269,7 @@ describe('webhooks', () => {
     await addWebhook(app, code, 'http://hooks.test:9/hook', 'link.created');
     hang = true;
     await createLinkOk(app, code, { url: 'https://example.com/' });
-    for (const deadline = Date.now() + 5000; lookups === 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => lookups > 0, 'the delivery\'s address lookup', { intervalMs: 20 });
     assert.equal(lookups, 1, 'the delivery is waiting for its lookup');
     // Before, close() waited for the lookup, here for ever (this test's timeout).
     await app.close();

@@ -3,9 +3,11 @@
  * 5xx; a plain-text `Unable to <operation>: …` line with the right status (or, for a GET in
  * the short-URL space, the HTML 404 page); and nothing written: both accounts and their links
  * and counts read the same through the API afterwards, and for the cases carrying SQL the
- * database file, read directly, holds the same rows and every table. Each case gets its own
- * app and database (in memory unless the file is read), seeded with two accounts and one
- * link each.
+ * database file, read directly, holds the same rows and every table. The cases of a table
+ * share one app and database (a file for the first table, in memory for the others), seeded
+ * with two accounts and one link each: every case compares all of it before and after its own
+ * request, so a case that wrote anything fails itself, and the next case starts from what it
+ * sees. (An app per case cost 300 app builds, a fifth of the fast suite's CPU.)
  *
  * Most requests go through `app.inject`. Those it cannot express (raw CR/LF or NUL on the
  * wire, repeated or malformed headers, request smuggling, paths with dot segments, which
@@ -16,12 +18,12 @@
  * so every client follows the link to the same place.
  */
 import assert from 'node:assert/strict';
-import { describe, test, type TestContext } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { TEST_BASE_URL } from '../helpers/app.ts';
 import {
   account, assertErrorBody, assertInjectedError, assertNotFoundPage, listenLocal, rawExchange, securityApp, snapshot,
-  tableNames, TEXT, type SecurityApp,
+  suiteCleanup, tableNames, TEXT, type CleanupOwner, type SecurityApp,
 } from './support.ts';
 import type { Link } from '../../src/http/schemas.ts';
 
@@ -41,7 +43,9 @@ const TARGET = 'https://example.org/landing';
 // Every table the schema has, the migration record included (ADR 13).
 const TABLES = ['accounts', 'api_keys', 'domains', 'links', 'schema_migrations', 'stats_journal', 'stats_rollups', 'stats_tuples', 'stream_slots', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks'];
 
-async function seeded(t: TestContext, file: boolean): Promise<SecurityApp & { seed: Seed }> {
+type Seeded = SecurityApp & { seed: Seed };
+
+async function seeded(t: CleanupOwner, file: boolean): Promise<Seeded> {
   const testApp = await securityApp(t, {}, { memory: !file });
   const { app } = testApp;
   const a = await account(app);
@@ -72,8 +76,22 @@ async function observe({ app, databasePath, seed }: SecurityApp & { seed: Seed }
   return JSON.stringify({ api: seen, file: databasePath === undefined ? null : snapshot(databasePath) });
 }
 
-/** Cases about SQL run on a file, read directly afterwards to show every table is still there. */
-const needsFile = (name: string) => /SQL/.test(name);
+/**
+ * One seeded app for the tests of the enclosing describe, built before the first and closed
+ * after the last: `file` puts its database in a file, read directly by observe().
+ */
+function sharedSeeded(file: boolean): () => Seeded {
+  const cleanup = suiteCleanup();
+  let fixture: Seeded | undefined;
+  before(async () => {
+    fixture = await seeded(cleanup.owner, file);
+  });
+  after(() => cleanup.run());
+  return () => {
+    if (fixture === undefined) throw new Error('the shared app was not built');
+    return fixture;
+  };
+}
 
 type Expect = { readonly status: number; readonly op: string } | 'html404';
 
@@ -437,9 +455,11 @@ const cases: InjectCase[] = [
 ];
 
 describe('hostile requests through app.inject: refused the contract\u2019s way, nothing written', () => {
+  // On a file, so the cases carrying SQL (all of them, in fact) are checked on the file itself too.
+  const shared = sharedSeeded(true);
   for (const { name, request, expect } of cases) {
-    test(name, async (t) => {
-      const fixture = await seeded(t, needsFile(name));
+    test(name, async () => {
+      const fixture = shared();
       const { app, databasePath, seed } = fixture;
       const before = await observe(fixture);
       const options = request(seed);
@@ -497,11 +517,15 @@ const rawCases: RawCase[] = [
 ];
 
 describe('hostile requests over a real socket: refused, nothing written', () => {
+  const shared = sharedSeeded(false);
+  let port = 0;
+  before(async () => {
+    port = await listenLocal(shared().app);
+  });
   for (const { name, wire, expect } of rawCases) {
-    test(name, async (t) => {
-      const fixture = await seeded(t, false);
-      const { app, seed } = fixture;
-      const port = await listenLocal(app);
+    test(name, async () => {
+      const fixture = shared();
+      const { seed } = fixture;
       const before = await observe(fixture);
       const reply = await rawExchange(port, wire(seed));
       assert.ok(reply.status < 500, `never a 5xx, got ${reply.status}: ${reply.body}`);
@@ -560,16 +584,19 @@ const acceptedTargets: AcceptedCase[] = [
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 
 describe('hostile-looking targets that are valid http(s) URLs: stored as given, redirected in ASCII', () => {
+  const shared = sharedSeeded(false);
   for (const { name, url, host } of acceptedTargets) {
-    test(name, async (t) => {
-      const { app, seed } = await seeded(t, false);
-      const created = await app.inject({ method: 'GET', url: '/v1/link', query: { url, auth: seed.code } });
+    test(name, async () => {
+      const { app } = shared();
+      // An account of its own (one holds at most 20 links).
+      const { code } = await account(app);
+      const created = await app.inject({ method: 'GET', url: '/v1/link', query: { url, auth: code } });
       assert.equal(created.statusCode, 200, created.body);
       assert.equal(created.headers['content-type'], TEXT);
       assert.match(created.body, new RegExp(`^${TEST_BASE_URL.replaceAll('.', '\\.')}/[A-Za-z0-9]{6}$`));
       const short = created.body.slice(TEST_BASE_URL.length + 1);
 
-      const listed = await app.inject({ method: 'GET', url: '/v1/links', headers: { authorization: seed.code } });
+      const listed = await app.inject({ method: 'GET', url: '/v1/links', headers: { authorization: code } });
       const link = (listed.json() as Link[]).find((l) => l.ShortCode === short);
       assert.equal(link?.PointsTo, url, 'stored exactly as given');
 
@@ -583,12 +610,13 @@ describe('hostile-looking targets that are valid http(s) URLs: stored as given, 
     });
   }
 
-  test('a forged Host header does not change the short URL', async (t) => {
-    const { app, seed } = await seeded(t, false);
+  test('a forged Host header does not change the short URL', async () => {
+    const { app } = shared();
+    const { code } = await account(app);
     const created = await app.inject({
       method: 'GET',
       url: '/v1/link',
-      query: { url: TARGET, auth: seed.code },
+      query: { url: TARGET, auth: code },
       headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'javascript' },
     });
     assert.equal(created.statusCode, 200, created.body);

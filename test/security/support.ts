@@ -14,6 +14,7 @@ import type { Config } from '../../src/config.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir, testConfig } from '../helpers/app.ts';
+import { WAIT_BOUND_MS } from '../helpers/wait-for.ts';
 import type { Account } from '../../src/http/schemas.ts';
 
 export const TEXT = 'text/plain; charset=utf-8';
@@ -27,13 +28,30 @@ export interface SecurityApp {
   readonly databasePath: string | undefined;
 }
 
+/** Where the clean-up of an app goes: a test's context, or a suite's list of them (see suiteCleanup). */
+export type CleanupOwner = Pick<TestContext, 'after'>;
+
 /**
- * A fresh app on its own SQLite database, closed and removed when the test ends: a file by
- * default, or `:memory:` (the same SQL, a fifth of the set-up cost) when nothing needs to
- * read the file from outside.
+ * For apps shared by the tests of a suite (built in its `before` hook): a CleanupOwner whose
+ * clean-ups run, last registered first, when the returned function is called from its `after`.
+ */
+export function suiteCleanup(): { owner: CleanupOwner; run(): Promise<void> } {
+  const cleanups: (() => unknown)[] = [];
+  return {
+    owner: { after: (fn) => void cleanups.push(fn as () => unknown) },
+    async run() {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    },
+  };
+}
+
+/**
+ * A fresh app on its own SQLite database, closed and removed when the test (or suite, see
+ * suiteCleanup) ends: a file by default, or `:memory:` (the same SQL, a fifth of the set-up
+ * cost) when nothing needs to read the file from outside.
  */
 export async function securityApp(
-  t: TestContext,
+  t: CleanupOwner,
   overrides: Partial<Config> = {},
   { memory = false }: { memory?: boolean } = {},
 ): Promise<SecurityApp> {
@@ -126,9 +144,10 @@ export interface RawReply {
 
 /**
  * Writes `data` (already a whole request, or several) on a fresh connection and reads until
- * the server closes it. Headers are lower-cased; a repeated header keeps its last value.
+ * the server closes it. Headers are lower-cased; a repeated header keeps its last value. The
+ * bound is generous (the 5 s it used to be is short on a loaded machine): no test waits it out.
  */
-export function rawExchange(port: number, data: string | Buffer | readonly (string | Buffer)[], timeoutMs = 5000): Promise<RawReply> {
+export function rawExchange(port: number, data: string | Buffer | readonly (string | Buffer)[], timeoutMs = WAIT_BOUND_MS): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const chunks: Buffer[] = [];
