@@ -8,6 +8,7 @@ import { createBufferedStdout, type LogStream } from './log-stream.ts';
 import { REQUEST_BOUNDS } from './request-bounds.ts';
 import { requestIdOf } from './request-id.ts';
 import type { RequestLog } from './request-log.ts';
+import { buildSharedSerializer } from './serializers.ts';
 
 export interface FastifyDeps {
   readonly config: Pick<Config, 'logLevel' | 'trustProxy' | 'maxConnections'>;
@@ -52,6 +53,8 @@ export async function createFastify({ config, requestLog, logStream, onConnectio
     // (30 s by default): a client dripping header lines would be cut after 30 s, not 10.
     http: { requireHostHeader: false, connectionsCheckingInterval: 1000 },
     frameworkErrors: createFrameworkErrorHandler(requestLog),
+    // The same response schemas compile once per process, not once per app (serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
   });
   app.server.headersTimeout = REQUEST_BOUNDS.headersTimeoutMs;
   const connections = createConnectionGuard(app.server, {
