@@ -14,6 +14,7 @@ import { setUpLiveEvents } from './features/live-events.ts';
 import { setUpRateLimits } from './features/rate-limits.ts';
 import { setUpStats } from './features/stats.ts';
 import { setUpWebhooks, type WebhookOptions } from './features/webhooks.ts';
+import { createShortUrlFastPath, type FastPathCounts } from './http/fast-path.ts';
 import type { LogStream } from './http/log-stream.ts';
 import { registerDocs } from './http/openapi.ts';
 import { registerAdminRoutes } from './http/routes/admin.ts';
@@ -57,14 +58,26 @@ export interface AppDeps {
    * who closes it. When omitted the app makes its own from the config and closes it.
    */
   readonly live?: LiveEventsHub;
+  /**
+   * Whether plain short-URL requests are answered before Fastify's lifecycle (fast-path.ts,
+   * ADR 27); true unless false. Tests turn it off to compare the two ways byte for byte.
+   */
+  readonly fastPath?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the short-URL fast path did (tests check that it is taken). */
+    readonly shortUrlFastPath: FastPathCounts;
+  }
 }
 
 /** Builds the HTTP application around an open store. */
 export async function buildApp({
   config, store: rawStore, clock = () => new Date(), counters, logStream, readiness = [], draining = () => false, live: givenLive,
-  webhooks: webhookOptions = {},
+  webhooks: webhookOptions = {}, fastPath = true,
 }: AppDeps): Promise<FastifyInstance> {
-  const { app, metrics, store, storageHealth, requestDeadline, isClosing } = await createHttpShell({ config, store: rawStore, logStream });
+  const { app, metrics, store, storageHealth, requestDeadline, isClosing, requestLog, front } = await createHttpShell({ config, store: rawStore, logStream });
   const stopping = () => draining() || isClosing();
   const { live, events } = await setUpLiveEvents(app, { config, store, clock, live: givenLive });
   const limits = await setUpRateLimits(app, { config, counters });
@@ -73,7 +86,7 @@ export async function buildApp({
   const { accounts, links, authenticate } = setUpAccountsAndLinks(app, { config, store, clock, events, rateLimits, domains: domains.registry });
   registerDomainsForOwners(app, { domains, authenticate });
   const { visitOf, classify } = setUpStats(app, { config, store, clock, authenticate, rateLimits, domains: domains.registry });
-  registerResolveRoutes(app, {
+  const shortUrls = registerResolveRoutes(app, {
     links, rateLimits, redirectStatus: config.redirectStatus, domains: domains.registry, visitOf, classify, onVisit: (visit) => metrics.visitRecorded(visit.bot),
   });
   registerEventRoutes(app, {
@@ -96,5 +109,12 @@ export async function buildApp({
   registerMetricsRoute(app, { metrics, token: config.metricsToken });
   registerWebRoutes(app, { baseUrl: config.baseUrl, domains: domains.registry });
   await registerDocs(app);
+  const fast = createShortUrlFastPath({
+    shortUrls, rateLimits, requestLog, log: app.log, fastify: front.fastify, isClosing,
+    routes: () => app.registeredRoutes,
+    resolveRoute: config.cors.origins.length === 0 && !config.cors.anyForPublic,
+  });
+  if (fastPath) front.use(fast.take);
+  app.decorate('shortUrlFastPath', fast.counts);
   return app;
 }

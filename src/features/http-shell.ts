@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { registerCors } from '../http/cors.ts';
 import { createFastify } from '../http/create-fastify.ts';
+import type { FastPathSlot } from '../http/fast-path.ts';
 import { registerErrorHandlers } from '../http/error-handlers.ts';
 import { createForwardedWarning } from '../http/forwarded-warning.ts';
 import { registerClosingHooks, registerRequestHooks } from '../http/hooks.ts';
@@ -30,6 +31,9 @@ export interface HttpShell {
   readonly requestDeadline: RequestDeadline;
   /** True once the app has begun closing. */
   readonly isClosing: () => boolean;
+  readonly requestLog: RequestLog;
+  /** Where the short-URL fast path goes, in front of Fastify. */
+  readonly front: FastPathSlot;
 }
 
 export async function createHttpShell({ config, store: rawStore, logStream }: {
@@ -40,7 +44,7 @@ export async function createHttpShell({ config, store: rawStore, logStream }: {
   // with their own error (request-bounds.ts).
   const requestDeadline = createRequestDeadline(config.storageTimeoutMs + REQUEST_BOUNDS.handlerMarginMs);
   const requestLog = new RequestLog(metrics.observeRequest, requestDeadline);
-  const app = await createFastify({ config, requestLog, logStream, onConnectionClosed: metrics.connectionClosed });
+  const { app, front } = await createFastify({ config, requestLog, logStream, onConnectionClosed: metrics.connectionClosed });
   // Readiness weighs what real calls did, not only a trivial query (src/store/storage-health.ts).
   const storageHealth = trackStorageHealth({
     onDamaged: (error) => app.log.error(`database damaged: ${describeCause(error)}; restore it or repair it, then restart`),
@@ -60,7 +64,7 @@ export async function createHttpShell({ config, store: rawStore, logStream }: {
   registerRequestHooks(app, { inspectForwarded: config.trustProxy === false ? createForwardedWarning(app.log) : undefined });
   registerErrorHandlers(app);
   registerCors(app, config.cors);
-  return { app, metrics, store, storageHealth, requestDeadline, isClosing };
+  return { app, metrics, store, storageHealth, requestDeadline, isClosing, requestLog, front };
 }
 
 /** The engine's own words for a damaged database (the store's error wraps them as its cause). */

@@ -15,12 +15,15 @@ import { hourOf, type Visit } from '../stats/visit.ts';
 import type { Store } from '../store/store.ts';
 import type { DomainRegistry } from '../domains/domain-registry.ts';
 
+/** What a visit is classified from: the request's headers and its client's address (after TRUST_PROXY). */
+export type Visitor = Pick<FastifyRequest, 'headers' | 'ip'>;
+
 /** How a request becomes a visit. */
 export interface VisitReaders {
   /** The visit to record with a count; undefined with `STATS=off` (counts only). */
-  readonly visitOf: ((request: FastifyRequest) => Visit) | undefined;
+  readonly visitOf: ((visitor: Visitor) => Visit) | undefined;
   /** The visit's classes without recording anything: what redirect rules are judged on. */
-  readonly classify: (request: FastifyRequest) => Visit;
+  readonly classify: (visitor: Visitor) => Visit;
 }
 
 /**
@@ -36,10 +39,10 @@ export function setUpStats(
   registerStatsRoutes(app, { stats: createStatsService({ store, clock }), authenticate, rateLimits, domains });
   // The country database is read when a visit first needs it: with STATS=off, only a routed one does.
   let classifier: VisitClassifier | undefined;
-  const classify = (request: FastifyRequest) => {
+  const classify = (visitor: Visitor) => {
     classifier ??= createVisitClassifier({ countryDatabase: loadCountryDatabase() });
     return classifier.classify(
-      { userAgent: request.headers['user-agent'], referer: request.headers.referer, address: request.ip },
+      { userAgent: visitor.headers['user-agent'], referer: visitor.headers.referer, address: visitor.ip },
       hourOf(clock().getTime()),
     );
   };
@@ -54,9 +57,9 @@ export function setUpStats(
   // ends first, and none starts after it.
   app.addHook('onClose', () => folding.stop());
   return {
-    visitOf: (request) => {
+    visitOf: (visitor) => {
       folding.recorded();
-      return classify(request);
+      return classify(visitor);
     },
     classify,
   };

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { createConnectionGuard, type ConnectionClosedReason } from './connection-guard.ts';
 import { createFrameworkErrorHandler } from './error-handlers.ts';
+import { frontOfFastify, type FastPathSlot } from './fast-path.ts';
 import { createBufferedStdout, type LogStream } from './log-stream.ts';
 import { REQUEST_BOUNDS } from './request-bounds.ts';
 import { requestIdOf } from './request-id.ts';
@@ -21,9 +22,12 @@ export interface FastifyDeps {
 
 /**
  * A Fastify instance with the service's options: logging, request ids, bounds on requests,
- * proxies, and the body formats accepted. No hooks and no routes yet.
+ * proxies, and the body formats accepted. No hooks and no routes yet. `front` is the slot for
+ * the short-URL fast path (fast-path.ts), in front of Fastify and behind the connection guard.
  */
-export async function createFastify({ config, requestLog, logStream, onConnectionClosed }: FastifyDeps): Promise<FastifyInstance> {
+export async function createFastify(
+  { config, requestLog, logStream, onConnectionClosed }: FastifyDeps,
+): Promise<{ app: FastifyInstance; front: FastPathSlot }> {
   const app = Fastify({
     logger: { level: config.logLevel, stream: logStream ?? createBufferedStdout() },
     logController: requestLog,
@@ -54,6 +58,7 @@ export async function createFastify({ config, requestLog, logStream, onConnectio
     frameworkErrors: createFrameworkErrorHandler(requestLog),
   });
   app.server.headersTimeout = REQUEST_BOUNDS.headersTimeoutMs;
+  const front = frontOfFastify(app.server);
   const connections = createConnectionGuard(app.server, {
     maxConnections: config.maxConnections,
     maxActive: REQUEST_BOUNDS.maxActivePerConnection,
@@ -76,5 +81,5 @@ export async function createFastify({ config, requestLog, logStream, onConnectio
   app.setValidatorCompiler(() => () => true);
   app.removeContentTypeParser('text/plain');
   await app.register(formBody, { bodyLimit: REQUEST_BOUNDS.bodyBytes });
-  return app;
+  return { app, front };
 }

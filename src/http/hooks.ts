@@ -9,7 +9,7 @@ export interface RequestHookOptions {
 }
 
 /** True when the request names its Host more than once (Node keeps the first and drops the rest). */
-function hasSeveralHosts(rawHeaders: readonly string[]): boolean {
+export function hasSeveralHosts(rawHeaders: readonly string[]): boolean {
   let seen = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;

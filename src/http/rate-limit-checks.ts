@@ -9,9 +9,12 @@ import type { Counters } from '../rate-limit/counters.ts';
  * Retry-After) when its window is used up; when rate limiting is off, or the client address is
  * exempt, every check returns at once without touching the counters.
  */
+/** What the exemption is judged on: the client's address (after TRUST_PROXY). */
+export type RateLimitedClient = Pick<FastifyRequest, 'ip'>;
+
 export interface RateLimitChecks {
   /** False when rate limiting is off or the client is exempt: callers on hot paths skip the checks. */
-  applies(request: FastifyRequest): boolean;
+  applies(client: RateLimitedClient): boolean;
   newAccount(request: FastifyRequest): Promise<void>;
   /** Refuses a client that has failed authentication too often, before trying its code. */
   beforeAuthentication(request: FastifyRequest): Promise<void>;
@@ -75,7 +78,7 @@ export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, c
   const exemptSet = new Set(exempt.map(canonicalAddress));
   const keyOf = createClientKey(ipv6Prefix);
   // request.ip runs proxy-addr over X-Forwarded-For (behind TRUST_PROXY) on every read.
-  const isExempt = exemptSet.size === 0 ? () => false : (request: FastifyRequest) => exemptSet.has(canonicalAddress(request.ip));
+  const isExempt = exemptSet.size === 0 ? () => false : (client: RateLimitedClient) => exemptSet.has(canonicalAddress(client.ip));
 
   async function count(key: string, policy: RateLimitPolicy): Promise<void> {
     const state = await counters.hit(key, policy.windowMs);
@@ -87,7 +90,7 @@ export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, c
   }
 
   return {
-    applies: (request) => !isExempt(request),
+    applies: (client) => !isExempt(client),
     async newAccount(request) {
       if (!isExempt(request)) await count(`acct:${keyOf(request.ip)}`, policies.newAccount);
     },

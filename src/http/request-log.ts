@@ -23,10 +23,11 @@ function field(name: string, value: string | undefined): string {
  * serializer: that loop over the object's keys measured about 3 µs a line, most of a
  * redirect's logging (docs/performance.md). Answers false (the caller logs through pino) when the logger
  * is set up in a way this does not reproduce (formatters, hooks, a multistream).
+ * `bindings` are written after the logger's own, as a child logger's would be (`,"reqId":"…"`).
  */
 export function writeCompletedLine(
   log: FastifyBaseLogger, method: string, url: string, statusCode: number, responseTime: number,
-  remoteAddress: string | undefined, userAgent: string | undefined,
+  remoteAddress: string | undefined, userAgent: string | undefined, bindings = '',
 ): boolean {
   // pino's internals, named by `pino.symbols` (stable since pino 7).
   const internals = log as unknown as Record<symbol, unknown>;
@@ -41,7 +42,7 @@ export function writeCompletedLine(
   if (!(log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')) return true;
   const time = (internals[timeSym] as () => string)();
   stream.write(
-    `${levelPrefix}${time}${internals[chindingsSym] as string}${field('method', method)}${field('url', url)}` +
+    `${levelPrefix}${time}${internals[chindingsSym] as string}${bindings}${field('method', method)}${field('url', url)}` +
       `,"statusCode":${statusCode},"responseTime":${Number.isFinite(responseTime) ? responseTime : null}` +
       `${field('remoteAddress', remoteAddress)}${field('userAgent', userAgent)},"msg":"request completed"}\n`,
   );
@@ -56,6 +57,27 @@ export type ObserveRequest = (
   countedEvent: CountedEvent | undefined,
   elapsedMs: number,
 ) => void;
+
+/** A request the fast path (fast-path.ts) answered, as the request log needs it. */
+export interface FastAnswered {
+  /** The logger Fastify makes each request's child logger from. */
+  readonly log: FastifyBaseLogger;
+  readonly id: string;
+  /** The route pattern Fastify would have matched, and its counted event. */
+  readonly route: string;
+  readonly countedEvent: CountedEvent | undefined;
+  readonly method: string;
+  readonly url: string;
+  readonly statusCode: number;
+  readonly elapsedMs: number;
+  readonly remoteAddress: string | undefined;
+  readonly userAgent: string | undefined;
+}
+
+/** A User-Agent as the log shows it: cut, and redacted like the URL (a client may put its access code anywhere). */
+function loggedAgentOf(userAgent: string | undefined): string | undefined {
+  return userAgent === undefined ? undefined : redactText(userAgent.slice(0, USER_AGENT_LOG_CHARS));
+}
 
 /**
  * One log line per request, written when the response is done, with the URL redacted, the
@@ -91,26 +113,46 @@ export class RequestLog extends LogController {
     const config = route.config as Partial<typeof route.config> | undefined;
     const elapsed = reply.elapsedTime;
     this.#observe?.(route.url, request.method, reply.statusCode, config?.countedEvent, elapsed);
-    const userAgent = request.headers['user-agent'];
-    const loggedAgent = userAgent === undefined ? undefined : redactText(userAgent.slice(0, USER_AGENT_LOG_CHARS));
+    const loggedAgent = loggedAgentOf(request.headers['user-agent']);
     if (!error && config?.quietLog !== true) {
       const written = writeCompletedLine(
         request.log, request.method, redactUrl(request.url), reply.statusCode, Math.round(elapsed * 100) / 100, request.ip, loggedAgent,
       );
       if (written) return;
     }
-    const fields = {
+    this.#writeFallback(error, request.log, config?.quietLog === true, {
       method: request.method,
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
       responseTime: Math.round(elapsed * 100) / 100,
       // After TRUST_PROXY: the address rate limits count.
       remoteAddress: request.ip,
-      // Redacted like the URL: a client may put its access code anywhere.
       userAgent: loggedAgent,
-    };
-    if (error) request.log.error({ ...fields, err: error }, 'request failed');
-    else if (config?.quietLog === true) request.log.debug(fields, 'request completed');
-    else request.log.info(fields, 'request completed');
+    });
+  }
+
+  /**
+   * What `requestCompleted` does, for a request the fast path answered before Fastify saw it
+   * (so without a request or reply object): metrics, then the same line, with the request id
+   * bound as Fastify's child logger would bind it.
+   */
+  fastCompleted(answered: FastAnswered): void {
+    this.#observe?.(answered.route, answered.method, answered.statusCode, answered.countedEvent, answered.elapsedMs);
+    const url = redactUrl(answered.url);
+    const responseTime = Math.round(answered.elapsedMs * 100) / 100;
+    const loggedAgent = loggedAgentOf(answered.userAgent);
+    // The id is sane (request-id.ts): JSON spells it as pino's child bindings would.
+    const bindings = `,"${this.requestIdLogLabel}":${JSON.stringify(answered.id)}`;
+    if (writeCompletedLine(answered.log, answered.method, url, answered.statusCode, responseTime, answered.remoteAddress, loggedAgent, bindings)) return;
+    this.#writeFallback(null, answered.log.child({ [this.requestIdLogLabel]: answered.id }), false, {
+      method: answered.method, url, statusCode: answered.statusCode, responseTime, remoteAddress: answered.remoteAddress, userAgent: loggedAgent,
+    });
+  }
+
+  /** The line through pino's own serializer, for loggers `writeCompletedLine` does not reproduce, and for failures. */
+  #writeFallback(error: Error | null | undefined, log: FastifyBaseLogger, quiet: boolean, fields: Record<string, unknown>): void {
+    if (error) log.error({ ...fields, err: error }, 'request failed');
+    else if (quiet) log.debug(fields, 'request completed');
+    else log.info(fields, 'request completed');
   }
 }

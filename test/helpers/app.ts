@@ -136,6 +136,8 @@ export interface TestAppExtras {
   readonly webhooks?: AppDeps['webhooks'];
   /** SQLite: run the WAL checkpointer thread (default false, see TestStoreOptions). */
   readonly checkpointer?: boolean;
+  /** False: every request through Fastify, none through the short-URL fast path (AppDeps). */
+  readonly fastPath?: boolean;
 }
 
 /** An app on its own fresh database (see createTestDatabase); close() removes everything. */

@@ -1,6 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RedirectStatus } from '../../config.ts';
-import type { DomainRegistry } from '../../domains/domain-registry.ts';
+import type { Domain, DomainRegistry } from '../../domains/domain-registry.ts';
+import type { Visitor } from '../../features/stats.ts';
 import { DomainError, ErrorCode } from '../../errors.ts';
 import { withVisitorQuery } from '../../links/forward-query.ts';
 import { linkKey } from '../../links/link-key.ts';
@@ -41,6 +43,46 @@ const REDIRECT_DESCRIPTION: Readonly<Record<RedirectStatus, string>> = {
   308: '308 Permanent Redirect',
 };
 
+/**
+ * A resolution the fast path (fast-path.ts) counted before Fastify saw the request, and could
+ * not answer itself (an unknown code, a gone, protected or routed link, a storage error): the
+ * route answers its outcome instead of resolving again, so nothing is counted twice.
+ */
+export interface CountedBefore {
+  /** The domain the redirect's Host named when it was counted (undefined for `/v1/get/`). */
+  readonly domain: Domain | undefined;
+  /** The link key counted. */
+  readonly key: string;
+  readonly found: Promise<[ResolvedLink, Visit | undefined]>;
+}
+
+/** Where a counted-before resolution travels: on the raw request, to the route. */
+export const COUNTED_BEFORE = Symbol('shortlink.countedBefore');
+type HandedRequest = IncomingMessage & { [COUNTED_BEFORE]?: CountedBefore | undefined };
+
+/** Hands `counted` to the route that will answer `raw`. */
+export function handOver(raw: IncomingMessage, counted: CountedBefore): void {
+  (raw as HandedRequest)[COUNTED_BEFORE] = counted;
+}
+
+/** The route names and counted events of the short-URL routes, shared with the fast path (metrics label them so). */
+export const REDIRECT_ROUTE = '/:code';
+export const RESOLVE_ROUTE = '/v1/get/:code';
+const redirectConfig = { operation: Operation.ResolveLink, countedEvent: CountedEvent.Redirect };
+const resolveConfig = { operation: Operation.ResolveLink, countedEvent: CountedEvent.Resolution };
+export const REDIRECT_EVENT = redirectConfig.countedEvent;
+export const RESOLVE_EVENT = resolveConfig.countedEvent;
+
+/** What the routes share with the fast path, so both answer alike. */
+export interface ShortUrls {
+  /** The domain a redirect's `Host` names, and the key of `code` there. */
+  redirectKey(host: string | undefined, code: string): { domain: Domain; key: string };
+  /** Counts one access of `key` (no password), with the visit's statistics when they are on. */
+  count(visitor: Visitor, key: string): Promise<[ResolvedLink, Visit | undefined]>;
+  /** The status and Location of a redirect to `link` when they depend on nothing but the link; otherwise undefined. */
+  plainRedirect(link: ResolvedLink): { status: RedirectStatus; location: string } | undefined;
+}
+
 export interface ResolveRoutesDeps {
   readonly links: LinkService;
   readonly rateLimits: RateLimitChecks;
@@ -48,14 +90,14 @@ export interface ResolveRoutesDeps {
   /** The domains a redirect's `Host` names, with their fallbacks. */
   readonly domains: DomainRegistry;
   /** The statistics of a counted resolution; undefined when statistics are off (STATS=off). */
-  readonly visitOf?: ((request: FastifyRequest) => Visit) | undefined;
+  readonly visitOf?: ((visitor: Visitor) => Visit) | undefined;
   /** The classes of a visit without recording it: what rules are judged on when statistics are off. */
-  readonly classify: (request: FastifyRequest) => Visit;
+  readonly classify: (visitor: Visitor) => Visit;
   /** Told of each visit recorded with its count (metrics). */
   readonly onVisit?: (visit: Visit) => void;
 }
 
-export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesDeps): void {
+export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesDeps): ShortUrls {
   const { links, rateLimits, redirectStatus, domains, visitOf, classify, onVisit } = deps;
 
   /** How a request unlocks a protected link: its password, and the guesses' limit per link and client. */
@@ -66,12 +108,20 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
   }
 
   /** Counts one access, recording the visit's statistics with it when they are on; the visit (if classified) comes back too. */
-  async function count(request: FastifyRequest, key: string, password: string | undefined): Promise<[ResolvedLink, Visit | undefined]> {
-    if (visitOf === undefined) return [await links.resolve(key, undefined, attemptOf(request, key, password)), undefined];
-    const visit = visitOf(request);
-    const link = await links.resolve(key, visit, attemptOf(request, key, password));
+  async function count(visitor: Visitor, key: string, attempt: PasswordAttempt | undefined): Promise<[ResolvedLink, Visit | undefined]> {
+    if (visitOf === undefined) return [await links.resolve(key, undefined, attempt), undefined];
+    const visit = visitOf(visitor);
+    const link = await links.resolve(key, visit, attempt);
     onVisit?.(visit);
     return [link, visit];
+  }
+
+  /** The resolution the fast path counted for this request, taken once; undefined when it counted none. */
+  function countedBefore(request: FastifyRequest): CountedBefore | undefined {
+    const raw = request.raw as HandedRequest;
+    const counted = raw[COUNTED_BEFORE];
+    if (counted !== undefined) raw[COUNTED_BEFORE] = undefined;
+    return counted;
   }
 
   /**
@@ -79,8 +129,11 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
    * taken; the resolve and unknown-code limits apply.
    */
   async function find(request: FastifyRequest, key: string, counted: boolean, password?: string): Promise<[ResolvedLink, Visit | undefined]> {
+    // The fast path takes only plain GETs that no rate limit applies to: its outcome is the whole lookup.
+    const before = countedBefore(request);
+    if (before !== undefined) return before.found;
     const look = async (): Promise<[ResolvedLink, Visit | undefined]> =>
-      (counted ? count(request, key, password) : [await links.peek(key), undefined]);
+      (counted ? count(request, key, attemptOf(request, key, password)) : [await links.peek(key), undefined]);
     if (!rateLimits.applies(request)) return look();
     await rateLimits.resolve(request);
     try {
@@ -98,7 +151,7 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
    */
   function targetOf(request: FastifyRequest, link: ResolvedLink, visit: Visit | undefined): string {
     const routing = link.routing;
-    if (routing === undefined || (routing.rules === null && !routing.forwardQuery)) return new URL(link.pointsTo).href;
+    if (routing === undefined || (routing.rules === null && !routing.forwardQuery)) return plainTarget(link);
     let target = link.pointsTo;
     if (routing.rules !== null) {
       const classes = visit ?? classify(request);
@@ -114,8 +167,12 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
 
   /** A routed or protected link is always 302, so no browser keeps its first answer (CONTRACT §8.2). */
   function statusOf(link: ResolvedLink): RedirectStatus {
-    const routing = link.routing;
-    return routing !== undefined && (routing.rules !== null || routing.forwardQuery || routing.passwordHash !== null) ? 302 : redirectStatus;
+    return isPlain(link) ? redirectStatus : 302;
+  }
+
+  function redirectKey(host: string | undefined, code: string): { domain: Domain; key: string } {
+    const domain = domains.forHost(host);
+    return { domain, key: domain.isDefault ? code : linkKey(domain.host, code) };
   }
 
   /** `GET /v1/get/{code}`'s key and password: `domain` and `password` from the query (or a POST body). */
@@ -144,14 +201,14 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
     return linkBody((await find(request, key, counted, password))[0]);
   };
   app.get(
-    '/v1/get/:code',
-    { config: { operation: Operation.ResolveLink, countedEvent: CountedEvent.Resolution }, schema: resolveSchema(false) },
+    RESOLVE_ROUTE,
+    { config: resolveConfig, schema: resolveSchema(false) },
     resolveVia(true),
   );
   app.post(
-    '/v1/get/:code',
+    RESOLVE_ROUTE,
     {
-      config: { operation: Operation.ResolveLink, countedEvent: CountedEvent.Resolution },
+      config: resolveConfig,
       schema: {
         ...resolveSchema(false),
         operationId: 'resolveLinkPost',
@@ -162,7 +219,7 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
     resolveVia(true),
   );
   app.head(
-    '/v1/get/:code',
+    RESOLVE_ROUTE,
     { config: { operation: Operation.ResolveLink }, schema: resolveSchema(true) },
     resolveVia(false),
   );
@@ -217,8 +274,9 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
   // GET counts the access, HEAD only looks; both answer unknown codes with the HTML page (or
   // the domain's fallback). POST carries a protected link's password from its form.
   const redirectVia = (count: boolean, form: boolean) => async (request: CodeRequest, reply: FastifyReply) => {
-    const domain = domains.forHost(request.headers.host);
-    const key = domain.isDefault ? request.params.code : linkKey(domain.host, request.params.code);
+    // The domain and key the fast path counted under, if it did (find() takes its outcome).
+    const before = (request.raw as HandedRequest)[COUNTED_BEFORE];
+    const { domain, key } = before?.domain !== undefined ? { domain: before.domain, key: before.key } : redirectKey(request.headers.host, request.params.code);
     const password = form ? passwordOf(request.body) : undefined;
     // A POST is the password form's; anywhere but at a protected link it is no route at all.
     if (form && !(await isProtected(key))) return reply.callNotFound();
@@ -246,10 +304,9 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
       .header('cache-control', 'private, no-cache')
       .send();
   };
-  const redirectConfig = { operation: Operation.ResolveLink, countedEvent: CountedEvent.Redirect };
-  app.get('/:code', { config: redirectConfig, schema: redirectSchema(false) }, redirectVia(true, false));
-  app.head('/:code', { config: { operation: Operation.ResolveLink }, schema: redirectSchema(true) }, redirectVia(false, false));
-  app.post('/:code', {
+  app.get(REDIRECT_ROUTE, { config: redirectConfig, schema: redirectSchema(false) }, redirectVia(true, false));
+  app.head(REDIRECT_ROUTE, { config: { operation: Operation.ResolveLink }, schema: redirectSchema(true) }, redirectVia(false, false));
+  app.post(REDIRECT_ROUTE, {
     config: redirectConfig,
     schema: {
       ...redirectSchema(false),
@@ -262,6 +319,23 @@ export function registerResolveRoutes(app: FastifyInstance, deps: ResolveRoutesD
       consumes: ['application/x-www-form-urlencoded'],
     },
   }, redirectVia(true, true));
+
+  return {
+    redirectKey,
+    count: (visitor, key) => count(visitor, key, undefined),
+    plainRedirect: (link) => (isPlain(link) ? { status: redirectStatus, location: plainTarget(link) } : undefined),
+  };
+}
+
+/** True when a redirect of `link` depends on nothing but the link: no rules, no forwarded query, no password. */
+function isPlain(link: ResolvedLink): boolean {
+  const routing = link.routing;
+  return routing === undefined || (routing.rules === null && !routing.forwardQuery && routing.passwordHash === null);
+}
+
+/** A link's PointsTo as a redirect's Location: normalised by the WHATWG URL parser (always ASCII). */
+function plainTarget(link: ResolvedLink): string {
+  return new URL(link.pointsTo).href;
 }
 
 /** The `password` field of a form body ('' when absent, which counts as a wrong password). */
