@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { Config, RateLimitPolicies } from '../../src/config.ts';
 import type { Store } from '../../src/store/store.ts';
 import { newAccount } from '../helpers/app.ts';
 import { appFor, createLinkOk, listen } from './support.ts';
@@ -21,9 +22,9 @@ interface Side {
 }
 
 /** An app with the links every case uses, logging at info into an array. */
-async function side(t: TestContext, fastPath: boolean, wrapStore?: (store: Store) => Store): Promise<Side> {
+async function side(t: TestContext, fastPath: boolean, wrapStore?: (store: Store) => Store, overrides: Partial<Config> = {}): Promise<Side> {
   const chunks: string[] = [];
-  const { app } = await appFor(t, { logLevel: 'info' }, {
+  const { app } = await appFor(t, { logLevel: 'info', ...overrides }, {
     fastPath, logStream: { write: (chunk: string) => void chunks.push(chunk) }, ...(wrapStore && { wrapStore }),
   });
   const { code } = await newAccount(app);
@@ -60,7 +61,11 @@ function logFields(line: string): Record<string, unknown> {
 }
 
 function request(path: string, ...headers: string[]): string {
-  return `GET ${path} HTTP/1.1\r\nHost: sl.test\r\n${headers.map((h) => `${h}\r\n`).join('')}Connection: close\r\n\r\n`;
+  return requestOn('sl.test', path, ...headers);
+}
+
+function requestOn(host: string, path: string, ...headers: string[]): string {
+  return `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${headers.map((h) => `${h}\r\n`).join('')}Connection: close\r\n\r\n`;
 }
 
 /** Metric lines that count: requests per route, method and status, and the counted events. */
@@ -165,6 +170,55 @@ describe('short-URL fast path', () => {
     assert.match(answers[0]!, /^connection: close$/im);
     assert.equal(answers[0], answers[1]);
   });
+
+  test('with rate limits on it leaves the request to Fastify, unless the client is exempt', async (t) => {
+    const roomy = { limit: 1000, windowMs: 60_000 };
+    const policies: RateLimitPolicies = {
+      newAccount: roomy, failedAuth: roomy, createLink: roomy, unknownCode: roomy, createWebhook: roomy, password: roomy,
+      resolve: { limit: 1, windowMs: 60_000 },
+    };
+    const limited = await side(t, true, undefined, { rateLimit: true, rateLimitExempt: [], rateLimitPolicies: policies });
+    assert.match(await exchange(limited.target, request('/plain1')), /^HTTP\/1\.1 302 /);
+    assert.match(await exchange(limited.target, request('/plain1')), /^HTTP\/1\.1 429 /);
+    assert.deepEqual({ ...limited.app.shortUrlFastPath }, { answered: 0, handedOver: 0 });
+    const exempt = await side(t, true, undefined, { rateLimit: true, rateLimitExempt: ['127.0.0.1'], rateLimitPolicies: policies });
+    for (let i = 0; i < 2; i++) assert.match(await exchange(exempt.target, request('/plain1')), /^HTTP\/1\.1 302 /);
+    assert.deepEqual({ ...exempt.app.shortUrlFastPath }, { answered: 2, handedOver: 0 });
+  });
+
+  test('with CORS configured it leaves /v1/get/ to Fastify (its hooks add headers there) and still takes redirects', async (t) => {
+    const fast = await side(t, true, undefined, { cors: { origins: ['https://app.example'], anyForPublic: true } });
+    const resolved = await exchange(fast.target, request('/v1/get/plain1', 'Origin: https://app.example'));
+    assert.match(resolved, /^vary: Origin$/im);
+    assert.match(resolved, /^access-control-allow-origin: https:\/\/app\.example$/im);
+    assert.deepEqual({ ...fast.app.shortUrlFastPath }, { answered: 0, handedOver: 0 });
+    const slow = await side(t, false, undefined, { cors: { origins: ['https://app.example'], anyForPublic: true } });
+    const raw = request('/plain1', 'Origin: https://app.example');
+    assert.equal(normalised(await exchange(fast.target, raw)), normalised(await exchange(slow.target, raw)));
+    assert.deepEqual({ ...fast.app.shortUrlFastPath }, { answered: 1, handedOver: 0 });
+  });
+
+  test('on a registered domain: its links, and its NotFoundUrl for an unknown code, as Fastify answers them', async (t) => {
+    const token = 'admin-token-for-the-fast-path-test';
+    const sides: Side[] = [];
+    for (const fastPath of [true, false]) {
+      const s = await side(t, fastPath, undefined, { adminToken: token });
+      const put = await s.app.inject({
+        method: 'PUT', url: '/v1/admin/domain', headers: { authorization: `Bearer ${token}` },
+        query: { origin: 'https://go.example', not_found_url: 'https://www.example.com/missing?from=go' },
+      });
+      assert.equal(put.statusCode, 200, put.body);
+      await createWithQuery(s.app, s.owner, { url: 'https://example.com/on-go', short: 'plain1', domain: 'go.example' });
+      sides.push(s);
+    }
+    const [fast, slow] = sides as [Side, Side];
+    for (const raw of [requestOn('go.example', '/plain1'), requestOn('go.example', '/nosuch')]) {
+      assert.equal(normalised(await exchange(fast.target, raw)), normalised(await exchange(slow.target, raw)));
+    }
+    assert.deepEqual({ ...fast.app.shortUrlFastPath }, { answered: 1, handedOver: 1 });
+    const redirected = await exchange(fast.target, requestOn('GO.example:443', '/plain1'));
+    assert.match(redirected, /^location: https:\/\/example\.com\/on-go$/im);
+  });
 });
 
 /** Polls `probe` on the event loop until it answers something. */
@@ -174,4 +228,10 @@ async function eventually<T>(probe: () => T | undefined): Promise<T> {
     if (value !== undefined) return value;
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** Creates a link through `GET /v1/link` with these parameters (a domain's too). */
+async function createWithQuery(app: FastifyInstance, owner: string, query: Record<string, string>): Promise<void> {
+  const response = await app.inject({ method: 'GET', url: '/v1/link', query, headers: { authorization: `Bearer ${owner}` } });
+  assert.equal(response.statusCode, 200, response.body);
 }
