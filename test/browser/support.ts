@@ -117,7 +117,11 @@ export async function startDestination(t: TestContext): Promise<{ origin: string
     response.end('<!doctype html><title>Destination</title><h1>You arrived</h1>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.after(() => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    // A socket Chromium opened ahead and never used would hold close() for Node's headers timeout.
+    server.closeAllConnections();
+  }));
   const { port } = server.address() as AddressInfo;
   return { origin: `http://127.0.0.1:${port}`, visits };
 }
