@@ -4,28 +4,18 @@
  * cleaned, the link then made by the user's own click; clicking it on the UI itself only explains.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
-import { chromiumGate, openBrowser, startUiServer, waitForText } from './support.ts';
+import { chromiumGate, openBrowser, serveOnLoopback, startUiServer, waitForText } from './support.ts';
 
 /** A page on another origin that allows no script and no connection of its own. */
 async function strictPage(t: TestContext): Promise<string> {
-  const server: Server = createServer((_request, response) => {
+  return serveOnLoopback(t, (_request, response) => {
     response.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
       'content-security-policy': "default-src 'none'",
     });
     response.end('<!doctype html><title>An article</title><h1>An article worth sharing</h1>');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    // A socket Chromium opened ahead and never used is not idle to Node: without this, close()
-    // waits for its headers timeout (60 s).
-    server.closeAllConnections();
-  }));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 export function bookmarkletTests(): void {

@@ -7,8 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { describe, test, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -19,6 +17,7 @@ import {
   openBrowser,
   openUi,
   screenshot,
+  serveOnLoopback,
   startUiServer,
   waitForText,
   type UiServer,
@@ -164,13 +163,11 @@ async function dashboardFlow(t: TestContext, server: UiServer, screen: Screen = 
 
 /** A receiver on loopback that answers every delivery 500: its attempts fail and are retried. */
 async function failingReceiver(t: TestContext): Promise<string> {
-  const server = createServer((request, response) => {
+  const origin = await serveOnLoopback(t, (request, response) => {
     request.resume();
     response.writeHead(500).end('no');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return `${origin}/hook`;
 }
 
 async function webhookFlow(t: TestContext, server: UiServer, screen: Screen = {}): Promise<void> {

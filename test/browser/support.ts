@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,7 +106,7 @@ async function buildOn(overrides: Partial<Config>, postgresUrl: string | undefin
  */
 export async function startDestination(t: TestContext): Promise<{ origin: string; visits: string[] }> {
   const visits: string[] = [];
-  const server: Server = createServer((request: IncomingMessage, response) => {
+  const origin = await serveOnLoopback(t, (request, response) => {
     // The browser asks any page's origin for its icon by itself: not a visit.
     if (request.url === '/favicon.ico') {
       response.writeHead(404).end();
@@ -116,14 +116,23 @@ export async function startDestination(t: TestContext): Promise<{ origin: string
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end('<!doctype html><title>Destination</title><h1>You arrived</h1>');
   });
+  return { origin, visits };
+}
+
+/**
+ * A plain node:http server on a loopback port for the test's length (a page of another
+ * origin, a webhook receiver); answers its origin, `http://127.0.0.1:<port>`.
+ */
+export async function serveOnLoopback(t: TestContext, handler: RequestListener): Promise<string> {
+  const server: Server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => {
     server.close(() => resolve());
-    // A socket Chromium opened ahead and never used would hold close() for Node's headers timeout.
+    // A socket Chromium opened ahead and never used is not idle to Node: without this, close()
+    // waits for its headers timeout (60 s).
     server.closeAllConnections();
   }));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, visits };
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 export interface BrowserSession {
