@@ -153,7 +153,8 @@ function autocannonGenerator(): LoadGenerator {
         p50: result.latency.p50,
         p99: result.latency.p99,
         ok: result['2xx'] + result['3xx'],
-        non2xx: result.non2xx,
+        // autocannon's non2xx counts redirects too; LoadResult's does not.
+        non2xx: result.non2xx - result['3xx'],
         errors: result.errors + result.timeouts,
       };
     },
