@@ -128,6 +128,30 @@ export function detailsOf(row: LinkDetailsRow): LinkDetailsRecord {
 }
 
 /**
+ * `detailsOf` for a statement that answers rows as arrays (`setReturnArrays`): the values of
+ * LINK_DETAILS_COLUMNS, in its order, from position `at`. A list page builds 20–100 rows; as
+ * arrays they cost SQLite less than half the CPU of row objects (one property per column).
+ */
+export function detailsOfValues(values: readonly unknown[], at: number): LinkDetailsRecord {
+  const tags = values[at + 6] as string;
+  const maxVisits = values[at + 8] as number | null;
+  return {
+    shortCode: values[at] as string,
+    pointsTo: values[at + 1] as string,
+    createdBy: Number(values[at + 2]),
+    accesses: Number(values[at + 3]),
+    dateCreated: values[at + 4] as string,
+    title: values[at + 5] as string | null,
+    tags: tags === '' ? [] : tags.split(','),
+    expiresAt: values[at + 7] as string | null,
+    maxVisits: maxVisits === null ? null : Number(maxVisits),
+    forwardQuery: values[at + 9] === true || values[at + 9] === 1,
+    rules: values[at + 10] as string | null,
+    protected: values[at + 11] === true || values[at + 11] === 1,
+  };
+}
+
+/**
  * Why a link in this state does not resolve at `now` (an ISO time), or undefined when it
  * does. A disabled owner comes first, then expiry, then the visit limit, then a password not
  * checked (`unlocked` false for a protected link).

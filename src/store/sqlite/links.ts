@@ -9,7 +9,7 @@ import type {
 } from '../../links/link-store.ts';
 import { LINK_COLUMNS } from '../columns.ts';
 import {
-  detailsOf, joinTags, LINK_DETAILS_COLUMNS, NEW_LINK_COLUMNS, newLinkRow, ORDER_BY, resolvedOf, ROUTING_COLUMNS, type LinkDetailsRow,
+  detailsOf, detailsOfValues, joinTags, LINK_DETAILS_COLUMNS, NEW_LINK_COLUMNS, newLinkRow, ORDER_BY, resolvedOf, ROUTING_COLUMNS, type LinkDetailsRow,
   type LinkStateRow,
 } from '../link-rows.ts';
 import { keyRange } from '../../links/link-key.ts';
@@ -138,14 +138,16 @@ export function linkCalls({ db, read, writes, outbox }: SqliteEngine): LinkCalls
       let statement = listStatements.get(sql);
       if (statement === undefined) {
         statement = db.prepare(sql);
+        statement.setReturnArrays(true); // id, then LINK_DETAILS_COLUMNS (detailsOfValues)
         listStatements.set(sql, statement);
       }
-      const rows = read(() => statement.all(...parameters) as unknown as (LinkDetailsRow & { id: number })[]);
+      const rows = read(() => statement.all(...parameters) as unknown as unknown[][]);
       return rows.then((all) => {
         const more = query.limit !== undefined && all.length > query.limit;
         const page = more ? all.slice(0, query.limit) : all;
+        const links = page.map((values) => detailsOfValues(values, 1));
         const last = page.at(-1);
-        return { links: page.map(detailsOf), next: more && last !== undefined ? { id: last.id, accesses: last.accesses } : undefined };
+        return { links, next: more && last !== undefined ? { id: Number(last[0]), accesses: links.at(-1)!.accesses } : undefined };
       });
     },
 
