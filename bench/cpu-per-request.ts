@@ -36,7 +36,9 @@
  *     User-Agent, `Accept-Language: en-US`, a query string): the row the next two compare with;
  *   - `rules-redirect`: links with three rules (os ios, os android, language de) that such a
  *     visitor falls through, so every rule is judged and PointsTo answers;
- *   - `query-redirect`: links with forward_query, the visitor's query appended to the target.
+ *   - `query-redirect`: links with forward_query, the visitor's query appended to the target;
+ * and `npm run bench`'s `list` (`GET /v1/links` of the preloaded account of 20 links, JSON) and
+ * `create` (`GET /v1/link?url=…`, a generated code, by an account without a cap).
  * Before measuring, one request per scenario and root checks the answer is that set's link
  * (a domain not registered would silently answer the default domain's link of the same code).
  *
@@ -89,6 +91,11 @@ interface Scenario {
   readonly headers?: Readonly<Record<string, string>>;
   /** Whether an answer's Location is the one this scenario's link gives (checked once per root before measuring). */
   readonly expect?: (location: string) => boolean;
+  /**
+   * Sent with the access code of the root's preloaded account: `list`, the account of 20
+   * links (`accessCode`); `create`, the one with no cap that holds none (`bigAccessCode`).
+   */
+  readonly account?: 'list' | 'create';
 }
 
 const scenarios: Record<string, Scenario> = {
@@ -107,6 +114,9 @@ const scenarios: Record<string, Scenario> = {
     set: 'query', needs: 'routing', path: (code) => `/${keyOf('query', code)}${QUERY}`, headers: BROWSER,
     expect: (location) => location.startsWith('https://example.com/query/') && location.endsWith('?utm_source=bench&utm_source=newsletter&utm_medium=email'),
   },
+  // `npm run bench`'s list and create rows, as CPU per request: the one path, whatever the code.
+  list: { path: () => '/v1/links', account: 'list' },
+  create: { path: () => '/v1/link?url=https%3A%2F%2Fexample.com%2Fnew', account: 'create' },
 };
 for (const scenario of SCENARIOS) if (scenarios[scenario] === undefined) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);
 const SETS = [...new Set(SCENARIOS.flatMap((name) => scenarios[name]!.set ?? []))];
@@ -157,6 +167,14 @@ interface Target {
   readonly data?: Preloaded;
   /** PostgreSQL: the pids of the backends serving this target's database now. */
   readonly backends?: () => Promise<number[]>;
+}
+
+/** The headers of `scenario`'s requests to `target`: its own, and its account's access code. */
+function headersOf(target: Target, scenario: string): Record<string, string> {
+  const { headers = {}, account } = scenarios[scenario]!;
+  const code = account === undefined || target.data === undefined ? undefined
+    : account === 'list' ? target.data.accessCode : target.data.bigAccessCode;
+  return code === undefined ? { ...headers } : { ...headers, authorization: `Bearer ${code}` };
 }
 
 /** The database backends' CPU, µs, per pid: read before and after each measurement. */
@@ -224,7 +242,7 @@ try {
     for (const scenario of SCENARIOS) {
       const paths = target.paths[scenario];
       if (paths === undefined) continue;
-      const { status, location } = await probe(target.server.url, paths[0]!, scenarios[scenario]!.headers ?? {});
+      const { status, location } = await probe(target.server.url, paths[0]!, headersOf(target, scenario));
       const expected = scenarios[scenario]!.expect ?? (() => true);
       if (status < 200 || status >= 400 || (status >= 300 && !expected(location))) {
         throw new Error(`${target.name} ${scenario}: ${paths[0]} answered ${status} ${location}, not this scenario's link`);
@@ -238,7 +256,7 @@ try {
         if (paths === undefined) continue;
         const backendsBefore = target.backends === undefined ? undefined : backendMicros(await target.backends());
         const before = cpuMicros(target.server.pid);
-        const answered = await drive(target.server.url, paths, scenarios[scenario]!.headers ?? {}, REQUESTS);
+        const answered = await drive(target.server.url, paths, headersOf(target, scenario), REQUESTS);
         const micros = (cpuMicros(target.server.pid) - before) / REQUESTS;
         let dbMicros: number | undefined;
         if (target.backends !== undefined) {
