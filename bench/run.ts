@@ -6,7 +6,7 @@
  * Environment: BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3),
  * BENCH_CONNECTIONS (default 50), BENCH_SCALE ("quick" skips the 1M-link point), BENCH_ONLY
  * ("list-page": only the filtered-list scenario; "webhook": only the one-account rows without
- * and with a webhook; to check them quickly).
+ * and with a webhook; "hot-link": only PostgreSQL's three-server rows below; to check them quickly).
  *
  * The "visitors" workloads send realistic User-Agent, Referer and X-Forwarded-For headers
  * (bench/visitors.ts; TRUST_PROXY=127.0.0.1), so statistics classify a real mix; they run
@@ -17,6 +17,10 @@
  * set beside the default domain's uniform redirect (issue 28: the same cost).
  * The "one account" rows resolve the 20 links of one account in a server without and then
  * with one webhook subscribed to link.visited (bench/webhook-receiver.ts).
+ * On PostgreSQL, three servers share one database (none pinned, the connections split evenly
+ * between them) and resolve, round after round, the 100,000 links uniformly and then one hot
+ * link: every instance's count batches then wait on that one row's lock (issue 27). The rows
+ * give the three servers' summed req/s; "hot ÷ uniform" is the median of the rounds' ratios.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -308,7 +312,67 @@ if (ONLY === undefined) {
   await benchmark('sqlite WORKERS=2', 100_000, data, { DATABASE_URL: data.path, WORKERS: '2' }, false, false);
 }
 
+/**
+ * Three servers on one PostgreSQL database: uniform resolutions against one hot link's, each
+ * round both, the connections split between the servers. What a viral link costs on
+ * PostgreSQL, where every batch of every instance locks that link's row (issue 27).
+ */
+async function benchmarkHotLink(data: Preloaded) {
+  const servers = await Promise.all([0, 1, 2].map(() => startProcess({
+    script: 'src/server.ts',
+    cwd: ROOT,
+    env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path },
+    cpu: undefined,
+  })));
+  const connections = Math.max(1, Math.round(CONNECTIONS / servers.length));
+  const uniform = data.codes.map((code) => `/v1/get/${code}`);
+  const hot = [`/v1/get/${data.codes[0]}`];
+  /** All three servers loaded at once; their results summed. */
+  const together = async (paths: readonly string[], seconds: number): Promise<LoadResult & { cpuUs: number }> => {
+    const before = servers.map((server) => server.cpuSeconds());
+    const each = await Promise.all(servers.map((server) => load.run({ base: server.url, paths, method: 'GET', headers: {}, connections, seconds })));
+    const cpu = servers.reduce((sum, server, i) => sum + server.cpuSeconds() - before[i]!, 0);
+    const ok = each.reduce((sum, r) => sum + r.ok, 0);
+    return {
+      rps: each.reduce((sum, r) => sum + r.rps, 0),
+      p50: median(each.map((r) => r.p50)),
+      p99: Math.max(...each.map((r) => r.p99)),
+      ok,
+      non2xx: each.reduce((sum, r) => sum + r.non2xx, 0),
+      errors: each.reduce((sum, r) => sum + r.errors, 0),
+      cpuUs: ok === 0 ? 0 : (cpu / ok) * 1e6,
+    };
+  };
+  try {
+    await together(uniform, Math.min(2, DURATION));
+    await together(hot, Math.min(2, DURATION));
+    const rounds: { uniform: LoadResult & { cpuUs: number }; hot: LoadResult & { cpuUs: number } }[] = [];
+    for (let i = 0; i < ROUNDS; i++) rounds.push({ uniform: await together(uniform, DURATION), hot: await together(hot, DURATION) });
+    const ratios = rounds.map((r) => (r.uniform.rps === 0 ? 0 : r.hot.rps / r.uniform.rps));
+    const bareRps = median(bareRounds.map((r) => r.rps));
+    for (const kind of ['uniform', 'hot'] as const) {
+      const round = medianRound(rounds.map((r) => r[kind]));
+      const cpuUs = median(rounds.map((r) => r[kind].cpuUs));
+      record(`postgres ×3 servers: resolve, ${kind === 'hot' ? 'one hot link' : 'uniform'}`, kind === 'hot' ? 1 : data.codes.length,
+        { ...round, ratio: bareRps === 0 ? 0 : round.rps / bareRps, cpuUs }, servers[0]!);
+    }
+    const hotOverUniform = Math.round(median(ratios) * 100) / 100;
+    console.log(`  postgres ×3 servers: hot ÷ uniform ${hotOverUniform} (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}); × bare against the baseline rounds so far`);
+    results.hot_link_postgres = {
+      uniform: Math.round(median(rounds.map((r) => r.uniform.rps))), hot: Math.round(median(rounds.map((r) => r.hot.rps))), hotOverUniform,
+    };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
 // 3. PostgreSQL, and PostgreSQL with rate limits on and shared through Redis, when configured.
+if (postgresForLists !== undefined && (ONLY === undefined || ONLY === 'hot-link')) {
+  if (bareRounds.length === 0) bareRounds.push(await load.run({ ...bareTarget, seconds: DURATION }));
+  const data = await preloadPostgres(postgresForLists, 100_000);
+  await benchmarkHotLink(data);
+  await data.remove();
+}
 const postgresUrl = ONLY !== undefined ? undefined : postgresForLists;
 if (postgresUrl) {
   const data = await preloadPostgres(postgresUrl, 100_000);
