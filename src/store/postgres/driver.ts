@@ -45,15 +45,20 @@ interface Replacement {
 
 const REPLACEMENTS: readonly Replacement[] = [
   {
-    why: 'a statement on a connection whose socket is gone is rejected at once, not written into nothing',
+    // execute() answers whether the connection can take more: false makes the pool park it as
+    // "full" until a statement of its completes, which for a closed connection never happens;
+    // true leaves it in the "closed" queue its close put it in, to be connected again.
+    why: 'a statement on a connection whose socket is gone is rejected at once, not written into nothing, and the connection stays in the pool',
     from: `    if (terminated)
       return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))
 `,
     to: `    if (terminated)
       return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))
 
-    if (socket === null) ${PATCH_TAG}
-      return queryError(q, Errors.connection('CONNECTION_CLOSED', options))
+    if (socket === null) { ${PATCH_TAG}
+      queryError(q, Errors.connection('CONNECTION_CLOSED', options))
+      return true
+    }
 `,
     count: 1,
   },
@@ -75,11 +80,12 @@ const REPLACEMENTS: readonly Replacement[] = [
     count: 2,
   },
   {
-    why: 'a closed connection forgets the statement it rejected, so that ending the pool does not wait for its answer forever',
+    why: 'a closed connection forgets the statement it rejected, and that statement\'s error and rows, so that ending the pool does not wait for its answer forever and the next connection\'s first statement does not get them',
     from: `    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
 `,
     to: `    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
-    query = null ${PATCH_TAG}
+    query = results = errorResponse = null ${PATCH_TAG}
+    result = new Result()
 `,
     count: 1,
   },
