@@ -4,11 +4,6 @@
  * (nothing to an expired link or a disabled owner's), counts, and in the same statement adds
  * the granted visits' statistics to the tuples and, for watched links, to their webhooks
  * (ADR 24).
- *
- * The statement commits without waiting for its WAL flush, and a second statement then
- * waits for a flush that covers it before anyone is answered (ADR 28): the links' row locks
- * are held for the statement's work only, not for the disk, so batches of other instances
- * waiting on a hot link's row go on a flush earlier.
  */
 import type { LinkRecord } from '../../links/link-store.ts';
 import type { Visit } from '../../stats/visit.ts';
@@ -34,18 +29,13 @@ export function createCounter(sql: Sql, timeoutMs: number): GroupCommit<CountedR
     // access to a protected link is granted nothing. (A batch never locks one link twice with
     // grants: its locked key is granted 0, so only the unlocked row updates it.)
     const rows = await guarded(() => sql<(LinkStateRow & RoutingRow & { granted: number; key: string })[]>`
-      WITH no_flush_wait AS (
-        -- This transaction's commit does not wait for the disk (and releases its row locks
-        -- at once); durability comes from the flush below, before any caller is answered.
-        SELECT set_config('synchronous_commit', 'off', true) AS setting
-      ), batch AS (
+      WITH batch AS (
         SELECT l.id, b.n, b.code AS key, l.short_code, l.points_to, l.created_by, l.accesses, l.expires_at, l.max_visits, a.disabled,
                l.forward_query, l.rules, l.password_hash
           FROM links l
           JOIN unnest(${sql.array(codes, 25)}::text[], ${sql.array(counts, 23)}::int[]) AS b(code, n)
             ON l.short_code = (CASE WHEN left(b.code, 1) = ${UNLOCKED} THEN substr(b.code, 2) ELSE b.code END)
           JOIN accounts a ON a.uid = l.created_by
-          CROSS JOIN no_flush_wait
          ORDER BY l.id
            FOR UPDATE OF l
       ), granted AS (
@@ -87,10 +77,6 @@ export function createCounter(sql: Sql, timeoutMs: number): GroupCommit<CountedR
              accesses + granted AS accesses, granted, expires_at AS "expiresAt", max_visits AS "maxVisits", disabled,
              ${sql.unsafe(ROUTING_COLUMNS)}
         FROM granted`);
-    // A transactional message is a WAL record; its synchronous commit flushes the WAL up to
-    // it, so past this batch's commit too (and any other's before it). Nothing granted,
-    // nothing written: no flush to wait for.
-    if (rows.some((state) => state.granted > 0)) await guarded(() => sql`SELECT pg_logical_emit_message(true, 'shortlink', 'counted')`);
     const results = new Map<string, CountedLink<CountedRow>>();
     for (const state of rows) {
       const row = {
