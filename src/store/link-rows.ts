@@ -133,22 +133,11 @@ export function detailsOf(row: LinkDetailsRow): LinkDetailsRecord {
  * arrays they cost SQLite less than half the CPU of row objects (one property per column).
  */
 export function detailsOfValues(values: readonly unknown[], at: number): LinkDetailsRecord {
-  const tags = values[at + 6] as string;
-  const maxVisits = values[at + 8] as number | null;
-  return {
-    shortCode: values[at] as string,
-    pointsTo: values[at + 1] as string,
-    createdBy: Number(values[at + 2]),
-    accesses: Number(values[at + 3]),
-    dateCreated: values[at + 4] as string,
-    title: values[at + 5] as string | null,
-    tags: tags === '' ? [] : tags.split(','),
-    expiresAt: values[at + 7] as string | null,
-    maxVisits: maxVisits === null ? null : Number(maxVisits),
-    forwardQuery: values[at + 9] === true || values[at + 9] === 1,
-    rules: values[at + 10] as string | null,
-    protected: values[at + 11] === true || values[at + 11] === 1,
-  };
+  return detailsOf({
+    shortCode: values[at], pointsTo: values[at + 1], createdBy: values[at + 2], accesses: values[at + 3],
+    dateCreated: values[at + 4], title: values[at + 5], tags: values[at + 6], expiresAt: values[at + 7],
+    maxVisits: values[at + 8], forwardQuery: values[at + 9], rules: values[at + 10], protected: values[at + 11],
+  } as LinkDetailsRow);
 }
 
 /**
