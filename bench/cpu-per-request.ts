@@ -47,6 +47,10 @@
  * in this process, answers 200). Every request then goes to those 20 links, on both servers,
  * so the second one batches every visit into deliveries: the two ratios of one run compare a
  * resolution with and without a webhook watching it (ADR 21).
+ *
+ * CPU_STATS_OFF=1: each root runs twice, on two databases preloaded alike: as it is, and with
+ * `STATS=off`, in the same rounds; the summary adds what statistics cost per scenario (the
+ * median of each round's on ÷ off), the issue 27 goal of at most 10 % more.
  */
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -72,6 +76,19 @@ if (DATABASE === 'postgres' && POSTGRES_URL === undefined) throw new Error('CPU_
 const SCENARIOS = (process.env.CPU_SCENARIOS ?? 'redirect,resolve').split(',').map((s) => s.trim()).filter(Boolean);
 const WEBHOOK = process.env.CPU_WEBHOOK === '1';
 if (WEBHOOK && DATABASE !== 'sqlite') throw new Error('CPU_WEBHOOK=1 runs on SQLite only');
+const STATS_OFF = process.env.CPU_STATS_OFF === '1';
+
+/** The servers each root runs: as it is, and with CPU_WEBHOOK or CPU_STATS_OFF a second one. */
+interface Variant {
+  readonly suffix: string;
+  readonly webhook: boolean;
+  readonly env: Readonly<Record<string, string>>;
+}
+const VARIANTS: readonly Variant[] = [
+  { suffix: '', webhook: false, env: {} },
+  ...(WEBHOOK ? [{ suffix: ' + 1 webhook on link.visited', webhook: true, env: {} }] : []),
+  ...(STATS_OFF ? [{ suffix: ' STATS=off', webhook: false, env: { STATS: 'off' } }] : []),
+];
 // Linux reports CPU time in clock ticks of 1/100 s (USER_HZ, the same on every architecture).
 const TICK_MICROS = 10_000;
 
@@ -199,7 +216,7 @@ const receiver = WEBHOOK ? await startWebhookReceiver() : undefined;
 for (const root of roots) {
   // The root's own preload: its schema, its migrations.
   const { preloadSqlite, preloadPostgres } = (await import(pathToFileURL(join(root, 'bench', 'preload.ts')).href)) as typeof PreloadModule;
-  for (const withWebhook of WEBHOOK ? [false, true] : [false]) {
+  for (const { suffix, webhook: withWebhook, env } of VARIANTS) {
     const data = DATABASE === 'postgres' ? await preloadPostgres(POSTGRES_URL!, LINKS) : await preloadSqlite(LINKS);
     // The routed scenarios' links, added here whatever the root (its schema decides how).
     const support = DATABASE === 'postgres'
@@ -207,7 +224,7 @@ for (const root of roots) {
       : addLinkSetsSqlite(data.path, data.codes, SETS);
     const served = SCENARIOS.filter((name) => scenarios[name]!.needs === undefined || support[scenarios[name]!.needs!]);
     const skipped = SCENARIOS.filter((name) => !served.includes(name));
-    if (skipped.length > 0 && !withWebhook) console.log(`${root}: its schema lacks what ${skipped.join(', ')} need; skipped there (its links were added as plain rows)`);
+    if (skipped.length > 0 && suffix === '') console.log(`${root}: its schema lacks what ${skipped.join(', ')} need; skipped there (its links were added as plain rows)`);
     // With CPU_WEBHOOK, both servers of the root resolve the webhook account's 20 links only.
     const codes = WEBHOOK ? data.codes.slice(0, 20) : data.codes;
     if (withWebhook) await receiver!.subscribe(root, data.path, data.codes[0]!);
@@ -217,12 +234,13 @@ for (const root of roots) {
       env: {
         RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path,
         ...(WEBHOOK ? WEBHOOK_ENV : {}),
+        ...env,
       },
       cpu: undefined,
     });
     const database = DATABASE === 'postgres' ? new URL(data.path).pathname.slice(1) : undefined;
     targets.push({
-      name: withWebhook ? `${root} + 1 webhook on link.visited` : root, server, data,
+      name: `${root}${suffix}`, server, data,
       paths: Object.fromEntries(served.map((s) => [s, codes.map((code) => scenarios[s]!.path(code))])),
       backends: database === undefined ? undefined : () => backendsOf(database),
     });
@@ -299,5 +317,18 @@ for (const scenario of SCENARIOS) {
     const dbCell = db.length === 0 ? '' : ` + db ${median(db).toFixed(1)} (${Math.min(...db).toFixed(1)}–${Math.max(...db).toFixed(1)})`;
     const cell = `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}) ×${median(ratios).toFixed(2)}${dbCell}`;
     console.log(`  ${scenario.padEnd(16)}  ${cell.padEnd(28)}   ${target.name}`);
+  }
+}
+
+if (STATS_OFF) {
+  console.log('\nWhat statistics cost: median over rounds of (statistics on ÷ STATS=off), same round');
+  for (const root of roots) {
+    for (const scenario of SCENARIOS) {
+      const on = samples.get(root)!.get(scenario)!;
+      const off = samples.get(`${root} STATS=off`)!.get(scenario)!;
+      if (on.length === 0 || off.length === 0) continue;
+      const ratios = on.map((micros, i) => micros / off[i]!);
+      console.log(`  ${scenario.padEnd(16)}  ×${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})   ${root}`);
+    }
   }
 }
