@@ -85,15 +85,21 @@ describe('visit classification', () => {
 });
 
 describe('LRU', () => {
-  test('forgets the least recently used entry beyond its capacity', () => {
+  test('keeps what was used since the last capacity insertions, forgets the rest, holds at most twice its capacity', () => {
     const lru = createLru<string, number>(2);
     lru.set('a', 1);
-    lru.set('b', 2);
-    assert.equal(lru.get('a'), 1); // a is now the most recent
-    lru.set('c', 3);
+    lru.set('b', 2); // the newer generation is full: a and b become the older
+    assert.equal(lru.get('a'), 1); // used: copied into the newer generation
+    lru.set('c', 3); // full again: a and c are the older, b is dropped
     assert.equal(lru.get('b'), undefined);
     assert.equal(lru.get('a'), 1);
     assert.equal(lru.get('c'), 3);
-    assert.equal(lru.size, 2);
+    lru.set('a', 10); // a new value wins over the older generation's
+    assert.equal(lru.get('a'), 10);
+    for (let i = 0; i < 100; i++) lru.set(`k${i}`, i);
+    assert.ok(lru.size <= 4, `holds ${lru.size}`);
+    assert.equal(lru.get('k99'), 99);
+    assert.equal(lru.get('k98'), 98);
+    assert.equal(lru.get('a'), undefined);
   });
 });
