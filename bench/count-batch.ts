@@ -2,9 +2,9 @@
  * `npm run bench:count`: what the SQLite count batch itself costs per visit, without HTTP: the
  * real store (`openSqliteStore`, its checkpointer thread on, as the server runs it) on a
  * preloaded database, resolutions issued in groups that become one batch each, with and
- * without a visit's statistics. Prints this process's CPU per visit (all threads: the
- * checkpointer's too) and its write and read system calls per visit (/proc/self/io), the
- * figures that say where a visit's storage cost goes (docs/performance.md).
+ * without a visit's statistics, and the folds that move the batches' statistics into the
+ * tuples (ADR 29). Prints this process's CPU per visit (all threads: the checkpointer's too)
+ * and its write and read system calls per visit (/proc/self/io), the figures that say where a visit's storage cost goes (docs/performance.md).
  *
  * Environment: COUNT_LINKS (comma-separated, default "100,20000"), COUNT_BATCHES (resolutions
  * per batch, comma-separated, default "1,6,30"), COUNT_VISITS (per measurement, default 30000),
@@ -58,6 +58,8 @@ for (const links of LINKS) {
             }
             await Promise.all(group);
           }
+          // The fold's share: what the count batches left for it to move into the tuples (ADR 29).
+          while ((await store.foldStats({ hoursBefore: visit.hour })) > 0);
           const used = process.cpuUsage(cpu0);
           const calls = syscalls();
           if (round === 0) continue; // warm-up
