@@ -58,6 +58,8 @@ export type BatchVisits = ReadonlyMap<string, readonly (Visit | undefined)[]>;
 /** The visits of a link's first `granted` calls, one tally per key (hour and classes). */
 export function grantedVisits(visits: readonly (Visit | undefined)[] | undefined, granted: number): VisitTally[] {
   if (visits === undefined) return [];
+  // The common case: one call, one visit.
+  if (granted === 1 && visits.length === 1) return visits[0] === undefined ? [] : [{ visit: visits[0], count: 1 }];
   const tallies = new Map<string, { visit: Visit; count: number }>();
   for (let i = 0; i < granted && i < visits.length; i++) {
     const visit = visits[i];

@@ -342,6 +342,123 @@ describe('sqlite store', () => {
   });
 });
 
+describe('statistics of the hour in the link row (ADR 29)', () => {
+  const HOUR = 500_000;
+  const DAY = '2026-01-01T00:00:00.000Z';
+  const visitOf = (hour: number, referrer: string, bot = false) =>
+    ({ hour, key: `${hour}\n${referrer}\n${bot}`, bot, referrer, country: 'ZZ', browser: 'Chrome', os: 'Linux', device: bot ? 'bot' : 'desktop' }) as const;
+  const CLASSES = (referrer: string, bot = false) => `${bot ? 1 : 0}\n${referrer}\nZZ\nChrome\nLinux\n${bot ? 'bot' : 'desktop'}`;
+  const rowsOf = (path: string) => inspect(path, (db) =>
+    (db.prepare('SELECT short_code, visits_hour, hour_visits FROM links ORDER BY id').all() as { short_code: string; visits_hour: number | null; hour_visits: string | null }[])
+      .map((row) => [row.short_code, row.visits_hour, row.hour_visits === null ? null : JSON.parse(row.hour_visits)]));
+  const tuplesOf = (path: string) => inspect(path, (db) =>
+    (db.prepare('SELECT hour, referrer, bot, visits FROM stats_tuples ORDER BY hour, referrer, bot').all() as object[]).map((row) => ({ ...row })));
+  const seriesOf = async (store: Store, scope: { shortCode: string } | { accountUid: number }, from = HOUR - 24, to = HOUR + 24) =>
+    (await store.readStats(scope, from, to)).series.map((row) => ({ ...row }));
+
+  async function withLinks(codes: readonly string[], work: (store: Store, path: string, uid: number) => Promise<void>): Promise<void> {
+    const file = sqliteFile();
+    try {
+      const store = await file.open();
+      const account = await store.createAccount({ codeHash: 'h'.repeat(64), dateCreated: DAY, maxLinks: 100_000 });
+      for (const shortCode of codes) await store.createLink({ shortCode, pointsTo: 'https://a.example/', createdBy: account.uid, dateCreated: DAY });
+      await work(store, file.path, account.uid);
+    } finally {
+      await file.cleanup();
+    }
+  }
+
+  test('a visit\'s classes wait in its link\'s row, written with the count, and every read adds them', async () => {
+    await withLinks(['one', 'two'], async (store, path, uid) => {
+      // Issued together: one count batch, each link's tallies summed per classes.
+      const answered = await Promise.all([
+        store.resolveLink('one', undefined, visitOf(HOUR, 'a.example')),
+        store.resolveLink('one', undefined, visitOf(HOUR, 'a.example')),
+        store.resolveLink('one', undefined, visitOf(HOUR, '(direct)', true)),
+        store.resolveLink('two', undefined, visitOf(HOUR, 'b.example')),
+        store.resolveLink('one'),
+      ]);
+      assert.deepEqual(answered.map((resolved) => resolved?.accesses).sort(), [1, 2, 3, 4, 1].sort());
+      assert.deepEqual(rowsOf(path), [
+        ['one', HOUR, { [CLASSES('a.example')]: 2, [CLASSES('(direct)', true)]: 1 }],
+        ['two', HOUR, { [CLASSES('b.example')]: 1 }],
+      ]);
+      assert.deepEqual(tuplesOf(path), [], 'no tuple written');
+      assert.deepEqual(await seriesOf(store, { shortCode: 'one' }), [{ hour: HOUR, visits: 3, bots: 1 }]);
+      assert.deepEqual(await seriesOf(store, { accountUid: uid }), [{ hour: HOUR, visits: 4, bots: 1 }]);
+      assert.deepEqual(await seriesOf(store, { accountUid: uid }, HOUR + 1, HOUR + 2), [], 'outside the hours asked for');
+      const values = (await store.readStats({ accountUid: uid }, HOUR, HOUR + 1)).values.map((row) => ({ ...row }))
+        .filter((row) => row.dimension === 1).sort((a, b) => a.value.localeCompare(b.value));
+      assert.deepEqual(values, [
+        { dimension: 1, value: '(direct)', visits: 1 },
+        { dimension: 1, value: 'a.example', visits: 2 },
+        { dimension: 1, value: 'b.example', visits: 1 },
+      ]);
+      assert.deepEqual(rowsOf(path)[0]![2], { [CLASSES('a.example')]: 2, [CLASSES('(direct)', true)]: 1 }, 'reading writes nothing');
+    });
+  });
+
+  test('a visit of a later hour hands the row\'s earlier hour to the tuples; reads sum both', async () => {
+    await withLinks(['one'], async (store, path) => {
+      await store.resolveLink('one', undefined, visitOf(HOUR, 'a.example'));
+      await store.resolveLink('one', undefined, visitOf(HOUR, 'a.example'));
+      await store.resolveLink('one', undefined, visitOf(HOUR + 1, 'b.example'));
+      assert.deepEqual(rowsOf(path), [['one', HOUR + 1, { [CLASSES('b.example')]: 1 }]]);
+      assert.deepEqual(tuplesOf(path), [{ hour: HOUR, referrer: 'a.example', bot: 0, visits: 2 }]);
+      assert.deepEqual(await seriesOf(store, { shortCode: 'one' }), [{ hour: HOUR, visits: 2, bots: 0 }, { hour: HOUR + 1, visits: 1, bots: 0 }]);
+      // One batch with visits of two hours: the latest hour's in the row, the other's in the tuples.
+      await Promise.all([
+        store.resolveLink('one', undefined, visitOf(HOUR + 1, 'c.example')),
+        store.resolveLink('one', undefined, visitOf(HOUR + 2, 'd.example')),
+      ]);
+      const [[, hour]] = rowsOf(path) as [[string, number]];
+      assert.ok(hour === HOUR + 2 || hour === HOUR + 1, `row of hour ${hour}`);
+      assert.deepEqual(await seriesOf(store, { shortCode: 'one' }), [
+        { hour: HOUR, visits: 2, bots: 0 }, { hour: HOUR + 1, visits: 2, bots: 0 }, { hour: HOUR + 2, visits: 1, bots: 0 },
+      ]);
+      assert.equal((await store.findLink('one'))?.accesses, 5);
+    });
+  });
+
+  test('a row keeps at most 32 classes: the 33rd hands them all to the tuples', async () => {
+    await withLinks(['one'], async (store, path) => {
+      for (let i = 0; i < 32; i++) await store.resolveLink('one', undefined, visitOf(HOUR, `r${String(i).padStart(2, '0')}.example`));
+      assert.equal(Object.keys((rowsOf(path)[0] as [string, number, object])[2]).length, 32);
+      assert.deepEqual(tuplesOf(path), []);
+      await store.resolveLink('one', undefined, visitOf(HOUR, 'r32.example'));
+      assert.deepEqual(rowsOf(path), [['one', HOUR, null]]);
+      assert.equal(tuplesOf(path).length, 33);
+      await store.resolveLink('one', undefined, visitOf(HOUR, 'r00.example'));
+      assert.deepEqual(rowsOf(path), [['one', HOUR, { [CLASSES('r00.example')]: 1 }]]);
+      const rows = await store.readStats({ shortCode: 'one' }, HOUR, HOUR + 1);
+      assert.deepEqual(rows.series.map((row) => ({ ...row })), [{ hour: HOUR, visits: 34, bots: 0 }]);
+      assert.equal(rows.values.find((row) => row.dimension === 1 && row.value === 'r00.example')?.visits, 2);
+    });
+  });
+
+  test('the fold sweeps the rows of hours that are over into the tuples, 500 at a time, and every total holds', async () => {
+    const codes = Array.from({ length: 620 }, (_, i) => `s${i}`);
+    await withLinks(codes, async (store, path, uid) => {
+      for (let i = 0; i < codes.length; i += 20) {
+        await Promise.all(codes.slice(i, i + 20).map((code) => store.resolveLink(code, undefined, visitOf(HOUR, 'a.example'))));
+      }
+      const waiting = () => rowsOf(path).filter((row) => row[2] !== null).length;
+      assert.equal(waiting(), 620);
+      await store.foldStats({ hoursBefore: HOUR });
+      assert.equal(waiting(), 620, 'the hour is not over');
+      await store.foldStats({ hoursBefore: HOUR + 1 });
+      assert.equal(waiting(), 120, 'one chunk');
+      assert.deepEqual(await seriesOf(store, { accountUid: uid }), [{ hour: HOUR, visits: 620, bots: 0 }]);
+      await store.foldStats({ hoursBefore: HOUR + 1 });
+      assert.equal(waiting(), 0, 'the rest');
+      while ((await store.foldStats({ hoursBefore: HOUR + 1 })) > 0);
+      assert.deepEqual(tuplesOf(path), [], 'on to the rollups');
+      assert.deepEqual(await seriesOf(store, { accountUid: uid }), [{ hour: HOUR, visits: 620, bots: 0 }]);
+      assert.deepEqual(await seriesOf(store, { shortCode: 's619' }), [{ hour: HOUR, visits: 1, bots: 0 }]);
+    });
+  });
+});
+
 describe('the WAL checkpointer', () => {
   test('runs on a thread of its own by default, and not at all with checkpointer: false', async (t) => {
     const threads: unknown[] = [];

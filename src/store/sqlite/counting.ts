@@ -2,16 +2,17 @@
  * Counting on SQLite: the group commit's transaction (group-commit.ts), one per batch of
  * resolutions. It adds each link's accesses (granting what a visit limit leaves, nothing to an
  * expired link or a disabled owner's), and in the same transaction the granted visits'
- * statistics to the tuples and, for watched links, to their webhooks (ADR 24).
+ * statistics, in the link's row (ADR 29) or the tuples, and, for watched links, their
+ * webhooks' visits (ADR 24).
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { LinkRecord } from '../../links/link-store.ts';
 import { LINK_COLUMNS } from '../columns.ts';
-import { createGroupCommit, grantedVisits, type CountedLink, type GroupCommit } from '../group-commit.ts';
+import { createGroupCommit, grantedVisits, type CountedLink, type GroupCommit, type VisitTally } from '../group-commit.ts';
 import { refusalOf, ROUTING_COLUMNS, type LinkStateRow, type RoutingRow } from '../link-rows.ts';
 import { UNLOCKED } from '../../links/link-key.ts';
-import { ADD_TUPLE_SQL } from '../stats-sql.ts';
 import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
+import { hourVisitsWriter, SET_HOUR_VISITS } from './hour-visits.ts';
 import { LINK_STATE_COLUMNS } from './links.ts';
 
 /** A link row as the count batch returns it: with its id, which the tuples record, and its routing. */
@@ -20,22 +21,28 @@ export type CountedRow = LinkRecord & Partial<RoutingRow> & { readonly linkId?: 
 /** Runs `work` in one write transaction (the store's), retried while another connection writes. */
 type Transaction = <R>(work: () => R, signal?: AbortSignal) => Promise<R>;
 
+/** The hot path's count: ?1 accesses to link ?2 at ?3, unless it has a limit, an expiry, a password or a disabled owner. */
+function addAccessesSql(set: string): string {
+  return `UPDATE links SET accesses = accesses + ?1${set}
+    WHERE short_code = ?2 AND max_visits IS NULL AND (expires_at IS NULL OR expires_at > ?3) AND password_hash IS NULL
+      AND NOT EXISTS (SELECT 1 FROM accounts WHERE uid = links.created_by AND disabled <> 0)
+    RETURNING id AS "linkId", ${LINK_COLUMNS}, ${ROUTING_COLUMNS}`;
+}
+
 export function createCounter(db: DatabaseSync, transaction: Transaction, timeoutMs: number): GroupCommit<CountedRow> {
+  // Registers the SQL function addAccessesAndVisits calls: before it is prepared.
+  const hourVisits = hourVisitsWriter(db);
   const counting = {
     // The hot path: one statement per link and batch, as before the limits existed. It only
     // counts a link without a visit limit, unexpired, whose owner is not disabled; any other
     // link (or none) returns no row and is settled by linkState/grantAccesses below.
-    addAccesses: db.prepare(
-      `UPDATE links SET accesses = accesses + ?1
-        WHERE short_code = ?2 AND max_visits IS NULL AND (expires_at IS NULL OR expires_at > ?3) AND password_hash IS NULL
-          AND NOT EXISTS (SELECT 1 FROM accounts WHERE uid = links.created_by AND disabled <> 0)
-        RETURNING id AS "linkId", ${LINK_COLUMNS}, ${ROUTING_COLUMNS}`,
-    ),
+    addAccesses: db.prepare(addAccessesSql('')),
+    // The same with the visits' classes of hour ?4 (?5: those alone) added to the row (ADR 29).
+    addAccessesAndVisits: db.prepare(addAccessesSql(`, ${SET_HOUR_VISITS}`)),
     linkState: db.prepare(`SELECT ${LINK_STATE_COLUMNS} FROM links WHERE short_code = ?`),
     grantAccesses: db.prepare(
       `UPDATE links SET accesses = accesses + ? WHERE short_code = ? RETURNING id AS "linkId", ${LINK_COLUMNS}, ${ROUTING_COLUMNS}`,
     ),
-    addTuple: db.prepare(ADD_TUPLE_SQL),
     anyVisitedWebhook: db.prepare(ANY_VISITED_WEBHOOK_SQL),
     addToWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[0]),
     newWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[1]),
@@ -44,11 +51,29 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
   return createGroupCommit<CountedRow>((increments, signal, now, visits) =>
     transaction(() => {
       const results = new Map<string, CountedLink<CountedRow>>();
+      // The tallies of the links counted on the hot path, whose latest hour's are in their row.
+      const inRows = new Map<string, readonly VisitTally[]>();
       for (const [code, count] of increments) {
         // An unlocked key (a protected link whose password was checked) takes the slow path.
         const unlocked = code.startsWith(UNLOCKED);
         const key = unlocked ? code.slice(UNLOCKED.length) : code;
-        const row = unlocked ? undefined : counting.addAccesses.get(count, key, now) as CountedRow | undefined;
+        let row: CountedRow | undefined;
+        if (!unlocked) {
+          // On the hot path every call is granted; the latest hour's tallies go to the row.
+          const tallies = grantedVisits(visits.get(code), count);
+          if (tallies.length === 0) {
+            row = counting.addAccesses.get(count, key, now) as CountedRow | undefined;
+          } else {
+            let hour = tallies[0]!.visit.hour;
+            for (const tally of tallies) if (tally.visit.hour > hour) hour = tally.visit.hour;
+            const latest = tallies.length === 1 ? tallies : tallies.filter((tally) => tally.visit.hour === hour);
+            row = hourVisits.adding(hour, latest, (alone) => counting.addAccessesAndVisits.get(count, key, now, hour, alone) as CountedRow | undefined);
+            if (row !== undefined) {
+              inRows.set(code, tallies);
+              if (latest.length < tallies.length) hourVisits.toTuples(row.linkId!, tallies.filter((tally) => tally.visit.hour !== hour));
+            }
+          }
+        }
         if (row !== undefined) {
           results.set(code, { row, accesses: row.accesses });
           continue;
@@ -63,24 +88,28 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
         const counted = granted > 0 ? counting.grantAccesses.get(granted, key) as unknown as CountedRow : state;
         results.set(code, { row: counted, accesses: counted.accesses, granted, refused: refused ?? 'visit_limit' });
       }
-      // The statistics of the accesses granted commit with their counts: added to the
-      // tuples, one upsert per link and distinct classes (ADR 24). The visits of links whose
-      // owner has a link.visited webhook are also written for it, with their shortcode, here:
-      // one probe per batch finds whether any such webhook exists at all.
+      // The statistics of the accesses granted commit with their counts: in the link's row
+      // above (ADR 29), or else here in the tuples, one upsert per link and distinct classes
+      // (ADR 24). The visits of links whose owner has a link.visited webhook are also written
+      // for it, with their shortcode, here: one probe per batch finds whether any such
+      // webhook exists at all.
       if (visits.size > 0) {
         const watched = counting.anyVisitedWebhook.get() !== undefined;
         const second = visitSecond(now);
         for (const [code, result] of results) {
           const linkId = result.row.linkId;
           if (linkId === undefined) continue; // nothing granted
-          for (const { visit, count } of grantedVisits(visits.get(code), result.granted ?? increments.get(code)!)) {
+          let tallies = inRows.get(code);
+          if (tallies === undefined) {
+            tallies = grantedVisits(visits.get(code), result.granted ?? increments.get(code)!);
+            hourVisits.toTuples(linkId, tallies);
+          }
+          if (!watched) continue;
+          for (const { visit, count } of tallies) {
             const bot = visit.bot ? 1 : 0;
-            counting.addTuple.run(visit.hour, linkId, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count);
-            if (watched) {
-              const row = [result.row.shortCode, second, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count, result.row.createdBy] as const;
-              counting.addToWaitingVisits.run(...row);
-              counting.newWaitingVisits.run(...row);
-            }
+            const row = [result.row.shortCode, second, bot, visit.referrer, visit.country, visit.browser, visit.os, visit.device, count, result.row.createdBy] as const;
+            counting.addToWaitingVisits.run(...row);
+            counting.newWaitingVisits.run(...row);
           }
         }
       }

@@ -1,7 +1,9 @@
 /**
  * The statistics port (stats/stats-store.ts) on SQLite: reading (rollups and tuples summed) and
  * folding (the tuples of hours that are over into the per-hour rollups, old hours into days),
- * each fold one write of the write batch. Visits reach the tuples with their counts (ADR 24).
+ * each fold one write of the write batch. A visit's classes wait in its link's row until their
+ * hour is over (ADR 29): each fold first sweeps such rows into the tuples, and readers add what
+ * still waits.
  */
 import type { StatementSync } from 'node:sqlite';
 import { hourOf, OTHER } from '../../stats/visit.ts';
@@ -12,6 +14,7 @@ import {
   tuplesToRollupsSql, valuesSql,
 } from '../stats-sql.ts';
 import type { SqliteEngine } from './engine.ts';
+import { hourVisitsReader, type SweepStep } from './hour-visits.ts';
 
 /** SQLite's spelling of parameter N. */
 const sqlite = (n: number): string => `?${n}`;
@@ -33,6 +36,7 @@ export function statsCalls({ db, read, writes }: SqliteEngine): StatsStore {
     deleteOrphanRollups: db.prepare(DELETE_ORPHAN_ROLLUPS),
   } satisfies Record<string, StatementSync>;
   const journalLeftovers = journalLeftoversSql('sqlite').map((text) => db.prepare(text));
+  const hourVisits = hourVisitsReader(db);
   const byScope = {
     link: { series: db.prepare(seriesSql({ shortCode: '' }, sqlite)), values: db.prepare(valuesSql({ shortCode: '' }, sqlite)) },
     account: { series: db.prepare(seriesSql({ accountUid: 0 }, sqlite)), values: db.prepare(valuesSql({ accountUid: 0 }, sqlite)) },
@@ -54,11 +58,13 @@ export function statsCalls({ db, read, writes }: SqliteEngine): StatsStore {
   /**
    * One fold, in a write transaction: what the previous release still journals (a rolling
    * upgrade), a chunk of the tuples of hours that are over into the rollups, and
-   * (`daysBeforeHour`) old hours into days. Answers how many tuples it moved.
+   * (`daysBeforeHour`) old hours into days. Answers how many link rows and tuples it moved.
    */
-  function fold(hoursBefore: number, daysBeforeHour: number | undefined): number {
-    let moved = 0;
+  function fold(hoursBefore: number, daysBeforeHour: number | undefined): { moved: number; sweep: SweepStep } {
     for (const statement of journalLeftovers) statement.run();
+    // The links' rows of hours that are over hand their classes to the tuples first (ADR 29).
+    const sweep = hourVisits.sweep(hoursBefore);
+    let moved = sweep.moved;
     // Up to the chunk's last (hour, link), or all of them when fewer are left.
     const end = statements.tupleChunkEnd.get(hoursBefore) as { hour: number; linkId: number } | undefined;
     const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? Number.MAX_SAFE_INTEGER] as const;
@@ -77,22 +83,25 @@ export function statsCalls({ db, read, writes }: SqliteEngine): StatsStore {
       }
       statements.deleteOrphanRollups.run();
     }
-    return moved;
+    return { moved, sweep };
   }
 
   return {
     readStats(scope: StatsScope, fromHour: number, toHour: number) {
       const { series, values } = 'shortCode' in scope ? byScope.link : byScope.account;
       const parameter = 'shortCode' in scope ? scope.shortCode : scope.accountUid;
-      return read((): StatsRows => ({
+      // The classes still in the links' rows, from the same snapshot as the tuples (ADR 29).
+      return read((): StatsRows => hourVisits.addTo({
         series: series.all(parameter, fromHour, toHour) as unknown as StatsRows['series'],
         values: values.all(parameter, fromHour, toHour) as unknown as StatsRows['values'],
-      }));
+      }, scope, fromHour, toHour));
     },
 
-    foldStats(foldOptions = {}) {
+    async foldStats(foldOptions = {}) {
       const hoursBefore = foldOptions.hoursBefore ?? hourOf(Date.now());
-      return writes.run(() => fold(hoursBefore, foldOptions.daysBeforeHour));
+      const { moved, sweep } = await writes.run(() => fold(hoursBefore, foldOptions.daysBeforeHour));
+      hourVisits.advance(sweep);
+      return moved;
     },
   };
 }
