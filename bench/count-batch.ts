@@ -2,9 +2,11 @@
  * `npm run bench:count`: what the SQLite count batch itself costs per visit, without HTTP: the
  * real store (`openSqliteStore`, its checkpointer thread on, as the server runs it) on a
  * preloaded database, resolutions issued in groups that become one batch each, with and
- * without a visit's statistics, and the folds that move the batches' statistics into the
- * tuples (ADR 29). Prints this process's CPU per visit (all threads: the checkpointer's too)
- * and its write and read system calls per visit (/proc/self/io), the figures that say where a visit's storage cost goes (docs/performance.md).
+ * without a visit's statistics. Prints this process's CPU per visit (all threads: the
+ * checkpointer's too) and its write and read system calls per visit (/proc/self/io), the
+ * figures that say where a visit's storage cost goes (docs/performance.md); and, with
+ * statistics, what the folds cost per visit once the hour is over (the rounds' visits moved on
+ * to the rollups).
  *
  * Environment: COUNT_LINKS (comma-separated, default "100,20000"), COUNT_BATCHES (resolutions
  * per batch, comma-separated, default "1,6,30"), COUNT_VISITS (per measurement, default 30000),
@@ -37,7 +39,7 @@ function syscalls(): { writes: number; reads: number } {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 console.log(`SQLite count batch, ${VISITS} visits per measurement, medians of ${ROUNDS} rounds, Node ${process.version}`);
-console.log('links    batch  statistics  CPU µs/visit  write calls/visit  read calls/visit');
+console.log('links    batch  statistics  CPU µs/visit  write calls/visit  read calls/visit  hour over µs/visit');
 for (const links of LINKS) {
   const data = await preloadSqlite(links);
   const store = await openSqliteStore({ path: data.path });
@@ -58,8 +60,6 @@ for (const links of LINKS) {
             }
             await Promise.all(group);
           }
-          // The fold's share: what the count batches left for it to move into the tuples (ADR 29).
-          while ((await store.foldStats({ hoursBefore: visit.hour })) > 0);
           const used = process.cpuUsage(cpu0);
           const calls = syscalls();
           if (round === 0) continue; // warm-up
@@ -67,9 +67,19 @@ for (const links of LINKS) {
           writes.push((calls.writes - calls0.writes) / VISITS);
           reads.push((calls.reads - calls0.reads) / VISITS);
         }
+        // Then the hour is over: the folds that move its statistics on (ADR 29: from the links'
+        // rows to the tuples, then to the rollups; before it, from the tuples to the rollups),
+        // per visit of the rounds above.
+        let hourOver = '–';
+        if (stats) {
+          const cpu0 = process.cpuUsage();
+          while ((await store.foldStats({ hoursBefore: visit.hour + 1 })) > 0);
+          const used = process.cpuUsage(cpu0);
+          hourOver = ((used.user + used.system) / (VISITS * (ROUNDS + 1))).toFixed(1);
+        }
         console.log(
           `${String(links).padEnd(8)} ${String(batch).padStart(5)}  ${(stats ? 'on' : 'off').padEnd(10)}  ` +
-            `${median(cpu).toFixed(1).padStart(12)}  ${median(writes).toFixed(2).padStart(17)}  ${median(reads).toFixed(2).padStart(16)}`,
+            `${median(cpu).toFixed(1).padStart(12)}  ${median(writes).toFixed(2).padStart(17)}  ${median(reads).toFixed(2).padStart(16)}  ${hourOver.padStart(19)}`,
         );
       }
     }

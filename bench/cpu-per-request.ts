@@ -48,12 +48,18 @@
  * so the second one batches every visit into deliveries: the two ratios of one run compare a
  * resolution with and without a webhook watching it (ADR 21).
  *
+ * CPU_PIN=1 (with taskset and two CPUs or more): every server on CPU 0, this process (the load)
+ * on CPU 1, so that a server never shares its core with the load: the one-core measure of
+ * issue 27, steadier on a machine where the two would otherwise trade places.
+ *
  * CPU_STATS_OFF=1: each root runs twice, on two databases preloaded alike: as it is, and with
  * `STATS=off`, in the same rounds; the summary adds what statistics cost per scenario (the
  * median of each round's on ÷ off), the issue 27 goal of at most 10 % more.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -77,6 +83,9 @@ const SCENARIOS = (process.env.CPU_SCENARIOS ?? 'redirect,resolve').split(',').m
 const WEBHOOK = process.env.CPU_WEBHOOK === '1';
 if (WEBHOOK && DATABASE !== 'sqlite') throw new Error('CPU_WEBHOOK=1 runs on SQLite only');
 const STATS_OFF = process.env.CPU_STATS_OFF === '1';
+const PIN = process.env.CPU_PIN === '1' && spawnSync('taskset', ['-V']).status === 0 && cpus().length >= 2;
+if (PIN) spawnSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+const SERVER_CPU = PIN ? 0 : undefined;
 
 /** The servers each root runs: as it is, and with CPU_WEBHOOK or CPU_STATS_OFF a second one. */
 interface Variant {
@@ -208,7 +217,7 @@ async function backendsOf(database: string): Promise<number[]> {
 
 const roots = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : [ROOT]).map((root) => resolve(root));
 const targets: Target[] = [];
-const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: undefined });
+const bare = await startProcess({ script: 'bench/bare-server.ts', cwd: ROOT, env: {}, cpu: SERVER_CPU });
 targets.push({ name: 'bare node:http', server: bare, paths: Object.fromEntries(SCENARIOS.map((s) => [s, [scenarios[s]!.path('')]])) });
 // CPU_WEBHOOK: the receiver of the webhook server's deliveries.
 const receiver = WEBHOOK ? await startWebhookReceiver() : undefined;
@@ -236,7 +245,7 @@ for (const root of roots) {
         ...(WEBHOOK ? WEBHOOK_ENV : {}),
         ...env,
       },
-      cpu: undefined,
+      cpu: SERVER_CPU,
     });
     const database = DATABASE === 'postgres' ? new URL(data.path).pathname.slice(1) : undefined;
     targets.push({
@@ -249,7 +258,7 @@ for (const root of roots) {
 
 console.log(
   `CPU per request: ${REQUESTS} requests per measurement, ${CONNECTIONS} connections, ${LINKS} links, 1 warm-up + ${ROUNDS} rounds, ` +
-    `${DATABASE}, STATS=${process.env.STATS ?? 'on (default)'}`,
+    `${DATABASE}, STATS=${process.env.STATS ?? 'on (default)'}${PIN ? ', servers on CPU 0, load on CPU 1' : ''}`,
 );
 // target → scenario → µs per request, one per counted round; the database backends' apart.
 const samples = new Map<string, Map<string, number[]>>(targets.map((t) => [t.name, new Map(SCENARIOS.map((s) => [s, []]))]));
