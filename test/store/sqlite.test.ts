@@ -348,9 +348,18 @@ describe('statistics of the hour in the link row (ADR 29)', () => {
   const visitOf = (hour: number, referrer: string, bot = false) =>
     ({ hour, key: `${hour}\n${referrer}\n${bot}`, bot, referrer, country: 'ZZ', browser: 'Chrome', os: 'Linux', device: bot ? 'bot' : 'desktop' }) as const;
   const CLASSES = (referrer: string, bot = false) => `${bot ? 1 : 0}\n${referrer}\nZZ\nChrome\nLinux\n${bot ? 'bot' : 'desktop'}`;
-  const rowsOf = (path: string) => inspect(path, (db) =>
-    (db.prepare('SELECT short_code, visits_hour, hour_visits FROM links ORDER BY id').all() as { short_code: string; visits_hour: number | null; hour_visits: string | null }[])
-      .map((row) => [row.short_code, row.visits_hour, row.hour_visits === null ? null : JSON.parse(row.hour_visits)]));
+  /** A row's tallies (`classes<TAB>visits<RS>` each), summed per classes. */
+  const summed = (text: string) => {
+    const sums: Record<string, number> = {};
+    for (const entry of text.split('\u001e').filter(Boolean)) {
+      const [key, visits] = entry.split('\t') as [string, string];
+      sums[key] = (sums[key] ?? 0) + Number(visits);
+    }
+    return sums;
+  };
+  const textsOf = (path: string) => inspect(path, (db) =>
+    (db.prepare('SELECT short_code, visits_hour, hour_visits FROM links ORDER BY id').all() as { short_code: string; visits_hour: number | null; hour_visits: string | null }[]));
+  const rowsOf = (path: string) => textsOf(path).map((row) => [row.short_code, row.visits_hour, row.hour_visits === null ? null : summed(row.hour_visits)]);
   const tuplesOf = (path: string) => inspect(path, (db) =>
     (db.prepare('SELECT hour, referrer, bot, visits FROM stats_tuples ORDER BY hour, referrer, bot').all() as object[]).map((row) => ({ ...row })));
   const seriesOf = async (store: Store, scope: { shortCode: string } | { accountUid: number }, from = HOUR - 24, to = HOUR + 24) =>
@@ -420,19 +429,26 @@ describe('statistics of the hour in the link row (ADR 29)', () => {
     });
   });
 
-  test('a row keeps at most 32 classes: the 33rd hands them all to the tuples', async () => {
+  test('a row appends each batch\'s tallies and sums them when long; a link with many kinds of visitor hands them to the tuples', async () => {
     await withLinks(['one'], async (store, path) => {
-      for (let i = 0; i < 32; i++) await store.resolveLink('one', undefined, visitOf(HOUR, `r${String(i).padStart(2, '0')}.example`));
-      assert.equal(Object.keys((rowsOf(path)[0] as [string, number, object])[2]).length, 32);
+      // The same visitor 60 times, each its own batch: appended, then summed, never written to the tuples.
+      for (let i = 0; i < 60; i++) await store.resolveLink('one', undefined, visitOf(HOUR, 'a.example'));
+      const [row] = textsOf(path);
+      assert.ok(row!.hour_visits!.length <= 1000, `${row!.hour_visits!.length} characters`);
+      assert.ok(row!.hour_visits!.split('\u001e').filter(Boolean).length < 60, 'summed on the way');
+      assert.deepEqual(rowsOf(path), [['one', HOUR, { [CLASSES('a.example')]: 60 }]]);
       assert.deepEqual(tuplesOf(path), []);
-      await store.resolveLink('one', undefined, visitOf(HOUR, 'r32.example'));
-      assert.deepEqual(rowsOf(path), [['one', HOUR, null]]);
-      assert.equal(tuplesOf(path).length, 33);
-      await store.resolveLink('one', undefined, visitOf(HOUR, 'r00.example'));
-      assert.deepEqual(rowsOf(path), [['one', HOUR, { [CLASSES('r00.example')]: 1 }]]);
+      // Forty kinds of visitor: summed they are still long, so they go to the tuples.
+      for (let i = 0; i < 40; i++) await store.resolveLink('one', undefined, visitOf(HOUR, `r${String(i).padStart(2, '0')}.example`));
+      const tuples = tuplesOf(path) as { referrer: string; visits: number }[];
+      assert.ok(tuples.length > 0, 'some went to the tuples');
+      const waiting = (rowsOf(path)[0]![2] ?? {}) as Record<string, number>;
+      assert.equal(tuples.reduce((sum, tuple) => sum + tuple.visits, 0) + Object.values(waiting).reduce((sum, n) => sum + n, 0), 100);
       const rows = await store.readStats({ shortCode: 'one' }, HOUR, HOUR + 1);
-      assert.deepEqual(rows.series.map((row) => ({ ...row })), [{ hour: HOUR, visits: 34, bots: 0 }]);
-      assert.equal(rows.values.find((row) => row.dimension === 1 && row.value === 'r00.example')?.visits, 2);
+      assert.deepEqual(rows.series.map((point) => ({ ...point })), [{ hour: HOUR, visits: 100, bots: 0 }]);
+      assert.equal(rows.values.find((value) => value.dimension === 1 && value.value === 'a.example')?.visits, 60);
+      assert.equal(rows.values.find((value) => value.dimension === 1 && value.value === 'r39.example')?.visits, 1);
+      assert.equal(rows.values.filter((value) => value.dimension === 1).length, 41);
     });
   });
 

@@ -21,12 +21,25 @@ export type CountedRow = LinkRecord & Partial<RoutingRow> & { readonly linkId?: 
 /** Runs `work` in one write transaction (the store's), retried while another connection writes. */
 type Transaction = <R>(work: () => R, signal?: AbortSignal) => Promise<R>;
 
-/** The hot path's count: ?1 accesses to link ?2 at ?3, unless it has a limit, an expiry, a password or a disabled owner. */
+/**
+ * The hot path's count: ?1 accesses to link ?2 at ?3, unless it has a limit, an expiry, a
+ * password or a disabled owner. Its row comes back as an array (countedRowOf): node:sqlite
+ * builds an object's properties one by one, which costs more than the literal below.
+ */
 function addAccessesSql(set: string): string {
   return `UPDATE links SET accesses = accesses + ?1${set}
     WHERE short_code = ?2 AND max_visits IS NULL AND (expires_at IS NULL OR expires_at > ?3) AND password_hash IS NULL
       AND NOT EXISTS (SELECT 1 FROM accounts WHERE uid = links.created_by AND disabled <> 0)
-    RETURNING id AS "linkId", ${LINK_COLUMNS}, ${ROUTING_COLUMNS}`;
+    RETURNING id, short_code, points_to, created_by, accesses, forward_query, rules, password_hash`;
+}
+
+/** A CountedRow from the hot path's RETURNING (addAccessesSql), by position. */
+function countedRowOf(values: unknown[] | undefined): CountedRow | undefined {
+  if (values === undefined) return undefined;
+  const [linkId, shortCode, pointsTo, createdBy, accesses, forwardQuery, rules, passwordHash] = values as [
+    number, string, string, number, number, number, string | null, string | null,
+  ];
+  return { linkId, shortCode, pointsTo, createdBy, accesses, forwardQuery, rules, passwordHash };
 }
 
 export function createCounter(db: DatabaseSync, transaction: Transaction, timeoutMs: number): GroupCommit<CountedRow> {
@@ -47,6 +60,8 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
     addToWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[0]),
     newWaitingVisits: db.prepare(VISITS_TO_WEBHOOKS_SQL[1]),
   } satisfies Record<string, StatementSync>;
+  counting.addAccesses.setReturnArrays(true);
+  counting.addAccessesAndVisits.setReturnArrays(true);
 
   return createGroupCommit<CountedRow>((increments, signal, now, visits) =>
     transaction(() => {
@@ -62,12 +77,12 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
           // On the hot path every call is granted; the latest hour's tallies go to the row.
           const tallies = grantedVisits(visits.get(code), count);
           if (tallies.length === 0) {
-            row = counting.addAccesses.get(count, key, now) as CountedRow | undefined;
+            row = countedRowOf(counting.addAccesses.get(count, key, now) as unknown[] | undefined);
           } else {
             let hour = tallies[0]!.visit.hour;
             for (const tally of tallies) if (tally.visit.hour > hour) hour = tally.visit.hour;
             const latest = tallies.length === 1 ? tallies : tallies.filter((tally) => tally.visit.hour === hour);
-            row = hourVisits.adding(hour, latest, (alone) => counting.addAccessesAndVisits.get(count, key, now, hour, alone) as CountedRow | undefined);
+            row = hourVisits.adding(hour, latest, (alone) => countedRowOf(counting.addAccessesAndVisits.get(count, key, now, hour, alone) as unknown[] | undefined));
             if (row !== undefined) {
               inRows.set(code, tallies);
               if (latest.length < tallies.length) hourVisits.toTuples(row.linkId!, tallies.filter((tally) => tally.visit.hour !== hour));

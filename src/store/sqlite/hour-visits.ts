@@ -1,18 +1,21 @@
 /**
  * The current hour's visits of a link in its own row, on SQLite (ADR 29). The count's
  * `UPDATE links` dirties the link's page anyway; keeping the hour's visitor classes in the same
- * row (`visits_hour`, and `hour_visits`: JSON, classes key → visits) records a visit's
- * statistics without touching another page. An upsert into `stats_tuples` per link and
- * classes dirtied a page of that B-tree per visit (it is keyed by hour and link, so visits
- * spread over many links land all over it), which doubled the pages a visit writes.
+ * row (`visits_hour`, and `hour_visits`: tallies, see below) records a visit's statistics
+ * without touching another page. An upsert into `stats_tuples` per link and classes dirtied a
+ * page of that B-tree per visit (it is keyed by hour and link, so visits spread over many links
+ * land all over it), which doubled the pages a visit writes.
  *
- * The row's classes go to the tuples (`stats_tuples`, as every other visit) when:
- * - a visit of a later hour comes: the count's own UPDATE hands the old hour over;
- * - the row holds more than MAX_ROW_CLASSES distinct classes;
- * - the fold sweeps the rows of hours that are over (once per hour and process, resumable).
- * Readers add the rows' classes to the tuples and rollups, in the same read transaction, so a
- * resolution is in the statistics as soon as it is answered (guarantee 8); the row commits
- * with the count, so counts and statistics stay equal across `kill -9`.
+ * `hour_visits` is text the count's UPDATE only appends to, in SQL: each batch adds
+ * `classes<TAB>visits<RS>` per tally (classesKey; no class holds a control character), so the
+ * hot path parses nothing. When the row would pass MAX_ROW_TEXT characters, or a visit of a
+ * later hour comes, a SQL function (JavaScript, hourVisitsWriter) sums the row's tallies: an
+ * earlier hour goes to the tuples; the same hour stays in the row summed, or goes to the tuples
+ * when even summed it is long (many kinds of visitor). The fold sweeps the rows of hours that
+ * are over into the tuples (once per hour and process, resumable). Readers add the rows'
+ * tallies to the tuples and rollups in the same read transaction, so a resolution is in the
+ * statistics as soon as it is answered (guarantee 8); the row commits with the count, so
+ * counts and statistics stay equal across `kill -9`.
  */
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { StatsRows } from '../../stats/stats-store.ts';
@@ -20,49 +23,73 @@ import { Dimension, type VisitClasses } from '../../stats/visit.ts';
 import type { VisitTally } from '../group-commit.ts';
 import { ADD_TUPLE_SQL } from '../stats-sql.ts';
 
-/** Distinct classes a row keeps before they go to the tuples at once: a row stays a few KB. */
-export const MAX_ROW_CLASSES = 32;
+/**
+ * Characters of tallies a row holds before they are summed: about 20 tallies, so a link's row
+ * stays well inside its page (a longer one would spill into overflow pages, each one more
+ * page to write).
+ */
+export const MAX_ROW_TEXT = 1000;
 
 /** Rows of hours that are over moved to the tuples per fold. */
 export const SWEEP_CHUNK = 500;
 
-/** A row's classes: classes key (classesKey) → visits. */
-type HourVisits = Record<string, number>;
+/** Tallies summed: classes key (classesKey) → visits. */
+type Tallies = Map<string, number>;
 
 /** bot (0/1), referrer, country, browser, os and device, one line each. */
 export function classesKey(visit: VisitClasses): string {
   return `${visit.bot ? 1 : 0}\n${visit.referrer}\n${visit.country}\n${visit.browser}\n${visit.os}\n${visit.device}`;
 }
 
-/** The SQL function the count's UPDATE calls (hourVisitsWriter). */
-const ADD_FUNCTION = 'shortlink_add_hour_visits';
+/** Tallies as a row holds them: `classes<TAB>visits<RS>` each. */
+function talliesText(tallies: Iterable<readonly [string, number]>): string {
+  let text = '';
+  for (const [key, visits] of tallies) text += `${key}\t${visits}\u001e`;
+  return text;
+}
+
+/** Adds the tallies of a row's text to `into` (summed per classes). */
+function sumTallies(text: string, into: Tallies = new Map()): Tallies {
+  for (const entry of text.split('\u001e')) {
+    const tab = entry.lastIndexOf('\t');
+    if (tab < 0) continue; // after the last separator
+    const key = entry.slice(0, tab);
+    into.set(key, (into.get(key) ?? 0) + Number(entry.slice(tab + 1)));
+  }
+  return into;
+}
+
+/** The SQL function the count's UPDATE calls when a row's text must be summed (hourVisitsWriter). */
+const SUM_FUNCTION = 'shortlink_sum_hour_visits';
 
 /**
- * What the count's UPDATE sets, its hour as parameter ?4 and the batch's tallies as a row's
- * classes as ?5 (NULL when they are too many): those alone in a row that has none waiting (no
- * call into JavaScript), else the function's sum (an earlier hour's classes handed over).
+ * What the count's UPDATE sets, its hour as parameter ?4 and the batch's tallies (talliesText)
+ * as ?5: appended in SQL while the row holds the same hour and stays short, else summed by
+ * the function (an earlier hour handed over to the tuples).
  */
 export const SET_HOUR_VISITS = `visits_hour = ?4,
-  hour_visits = CASE WHEN hour_visits IS NULL AND ?5 IS NOT NULL THEN ?5 ELSE ${ADD_FUNCTION}(visits_hour, hour_visits, id) END`;
+  hour_visits = CASE
+    WHEN hour_visits IS NULL THEN ?5
+    WHEN visits_hour = ?4 AND length(hour_visits) + length(?5) <= ${MAX_ROW_TEXT} THEN hour_visits || ?5
+    ELSE ${SUM_FUNCTION}(visits_hour, hour_visits, id, ?5) END`;
 
-/** Adds a row's classes (or tallies) of one link and hour to the tuples. */
-function tuplesAdder(db: DatabaseSync): (linkId: number, hour: number, visits: HourVisits) => void {
+/** Adds summed tallies of one link and hour to the tuples. */
+function tuplesAdder(db: DatabaseSync): (linkId: number, hour: number, tallies: Tallies) => void {
   const addTuple = db.prepare(ADD_TUPLE_SQL);
-  return (linkId, hour, visits) => {
-    for (const key in visits) {
+  return (linkId, hour, tallies) => {
+    for (const [key, visits] of tallies) {
       const [bot, referrer, country, browser, os, device] = key.split('\n');
-      addTuple.run(hour, linkId, Number(bot), referrer!, country!, browser!, os!, device!, visits[key]!);
+      addTuple.run(hour, linkId, Number(bot), referrer!, country!, browser!, os!, device!, visits);
     }
   };
 }
 
 export interface HourVisitsWriter {
   /**
-   * Runs `update` (a statement that sets SET_HOUR_VISITS, given the tallies as a row's classes
-   * for ?5) with `tallies` of hour `hour` as what it adds; then hands what it displaced to the
-   * tuples. Inside the count transaction.
+   * Runs `update` (a statement that sets SET_HOUR_VISITS, given `tallies` of hour `hour` as
+   * text for ?5); then hands what the row gave up to the tuples. Inside the count transaction.
    */
-  adding<R>(hour: number, tallies: readonly VisitTally[], update: (alone: string | null) => R): R;
+  adding<R>(hour: number, tallies: readonly VisitTally[], update: (text: string) => R): R;
   /** Adds tallies to the tuples directly (a link counted on the slow path, another hour). */
   toTuples(linkId: number, tallies: readonly VisitTally[]): void;
 }
@@ -70,48 +97,45 @@ export interface HourVisitsWriter {
 /** For the count transaction; registers the SQL function on `db` (one writer per connection). */
 export function hourVisitsWriter(db: DatabaseSync): HourVisitsWriter {
   const addToTuples = tuplesAdder(db);
-  let adding: { hour: number; tallies: readonly VisitTally[] } | undefined;
-  /** Classes the function displaced (an earlier hour's, or too many), for the tuples. */
-  const displaced: [linkId: number, hour: number, visits: HourVisits][] = [];
+  let hour: number | undefined;
+  /** What rows gave up (an earlier hour's tallies, or too many), for the tuples. */
+  const released: [linkId: number, hour: number, tallies: Tallies][] = [];
 
-  db.function(ADD_FUNCTION, { deterministic: false, directOnly: true }, (oldHour: SQLInputValue, oldText: SQLInputValue, linkId: SQLInputValue) => {
-    if (adding === undefined) throw new Error(`${ADD_FUNCTION} called outside a count`);
-    const { hour, tallies } = adding;
-    let visits: HourVisits = {};
-    if (typeof oldText === 'string') {
-      if (oldHour === hour) visits = JSON.parse(oldText) as HourVisits;
-      else displaced.push([linkId as number, oldHour as number, JSON.parse(oldText) as HourVisits]);
+  db.function(SUM_FUNCTION, { deterministic: false, directOnly: true }, (oldHour: SQLInputValue, oldText: SQLInputValue, linkId: SQLInputValue, text: SQLInputValue) => {
+    if (hour === undefined) throw new Error(`${SUM_FUNCTION} called outside a count`);
+    const id = linkId as number;
+    if (oldHour !== hour) {
+      released.push([id, oldHour as number, sumTallies(oldText as string)]);
+      if ((text as string).length <= MAX_ROW_TEXT) return text;
+      released.push([id, hour, sumTallies(text as string)]);
+      return null;
     }
-    let classes = Object.keys(visits).length;
-    for (const { visit, count } of tallies) {
-      const key = classesKey(visit);
-      const before = visits[key];
-      if (before === undefined) classes++;
-      visits[key] = (before ?? 0) + count;
-    }
-    if (classes <= MAX_ROW_CLASSES) return JSON.stringify(visits);
-    displaced.push([linkId as number, hour, visits]);
+    const summed = sumTallies(text as string, sumTallies(oldText as string));
+    const compact = talliesText(summed);
+    // Summed, it should leave room for more: else this link has many kinds of visitor this hour.
+    if (compact.length <= MAX_ROW_TEXT / 2) return compact;
+    released.push([id, hour, summed]);
     return null;
   });
 
   return {
-    adding(hour, tallies, update) {
-      adding = { hour, tallies };
-      displaced.length = 0;
+    adding(atHour, tallies, update) {
+      hour = atHour;
+      released.length = 0;
       try {
-        const alone: HourVisits = {};
-        for (const { visit, count } of tallies) alone[classesKey(visit)] = count;
-        const result = update(tallies.length <= MAX_ROW_CLASSES ? JSON.stringify(alone) : null);
-        for (const [linkId, oldHour, visits] of displaced) addToTuples(linkId, oldHour, visits);
+        let text = '';
+        for (const { visit, count } of tallies) text += `${classesKey(visit)}\t${count}\u001e`;
+        const result = update(text);
+        for (const [linkId, releasedHour, summed] of released) addToTuples(linkId, releasedHour, summed);
         return result;
       } finally {
-        adding = undefined;
-        displaced.length = 0;
+        hour = undefined;
+        released.length = 0;
       }
     },
 
     toTuples(linkId, tallies) {
-      for (const { visit, count } of tallies) addToTuples(linkId, visit.hour, { [classesKey(visit)]: count });
+      for (const { visit, count } of tallies) addToTuples(linkId, visit.hour, new Map([[classesKey(visit), count]]));
     },
   };
 }
@@ -160,9 +184,7 @@ export function hourVisitsReader(db: DatabaseSync): HourVisitsReader {
       const values = new Map(rows.values.map((row) => [`${row.dimension}\n${row.value}`, { ...row }]));
       for (const [hour, text] of waiting) {
         if (hour < fromHour || hour >= toHour) continue;
-        const visits = JSON.parse(text) as HourVisits;
-        for (const key in visits) {
-          const count = visits[key]!;
+        for (const [key, count] of sumTallies(text)) {
           const [bot, ...named] = key.split('\n');
           const point = series.get(hour) ?? { hour, visits: 0, bots: 0 };
           series.set(hour, { hour, visits: point.visits + count, bots: point.bots + (bot === '1' ? count : 0) });
@@ -181,7 +203,7 @@ export function hourVisitsReader(db: DatabaseSync): HourVisitsReader {
       const from = sweeping?.hoursBefore === hoursBefore ? sweeping.cursor : 0;
       const rows = statements.overFrom.all(from, hoursBefore) as unknown as [number, number, string][];
       for (const [linkId, hour, text] of rows) {
-        addToTuples(linkId, hour, JSON.parse(text) as HourVisits);
+        addToTuples(linkId, hour, sumTallies(text));
         statements.clear.run(linkId);
       }
       return { hoursBefore, moved: rows.length, last: rows.length < SWEEP_CHUNK ? undefined : rows[rows.length - 1]![0] };
