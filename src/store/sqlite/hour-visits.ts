@@ -24,11 +24,11 @@ import type { VisitTally } from '../group-commit.ts';
 import { ADD_TUPLE_SQL } from '../stats-sql.ts';
 
 /**
- * Characters of tallies a row holds before they are summed: about 20 tallies, so a link's row
+ * Characters of tallies a row holds before they are summed: about 15 tallies, so a link's row
  * stays well inside its page (a longer one would spill into overflow pages, each one more
  * page to write).
  */
-export const MAX_ROW_TEXT = 1000;
+export const MAX_ROW_TEXT = 600;
 
 /** Rows of hours that are over moved to the tuples per fold. */
 export const SWEEP_CHUNK = 500;
