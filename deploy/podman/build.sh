@@ -4,6 +4,7 @@
 # (node:24-bookworm-slim where a registry is reachable).
 #
 #   deploy/podman/build.sh [IMAGE]      default IMAGE: localhost/shortlink:latest
+#   BUILD_NETWORK=host deploy/podman/build.sh …   RUN steps on the host's network
 #
 # When the host trusts extra CAs for its outbound TLS (NODE_EXTRA_CA_CERTS, as behind an
 # inspecting proxy), that bundle is mounted into the build for npm, and left out of the image.
@@ -21,6 +22,12 @@ fi
 extra=()
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
   extra+=(--volume "$NODE_EXTRA_CA_CERTS:/run/build-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/build-ca.crt)
+fi
+
+# BUILD_NETWORK=host: the build's RUN steps use the host's network instead of a bridge Podman
+# creates (a new interface, which Chromium running beside it reports as ERR_NETWORK_CHANGED).
+if [ -n "${BUILD_NETWORK:-}" ]; then
+  extra+=(--network "$BUILD_NETWORK")
 fi
 
 # Docker format: the OCI image format has no HEALTHCHECK.

