@@ -79,14 +79,8 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
           if (tallies.length === 0) {
             row = countedRowOf(counting.addAccesses.get(count, key, now) as unknown[] | undefined);
           } else {
-            let hour = tallies[0]!.visit.hour;
-            for (const tally of tallies) if (tally.visit.hour > hour) hour = tally.visit.hour;
-            const latest = tallies.length === 1 ? tallies : tallies.filter((tally) => tally.visit.hour === hour);
-            row = hourVisits.adding(hour, latest, (alone) => countedRowOf(counting.addAccessesAndVisits.get(count, key, now, hour, alone) as unknown[] | undefined));
-            if (row !== undefined) {
-              inRows.set(code, tallies);
-              if (latest.length < tallies.length) hourVisits.toTuples(row.linkId!, tallies.filter((tally) => tally.visit.hour !== hour));
-            }
+            row = hourVisits.adding(tallies, (hour, text) => countedRowOf(counting.addAccessesAndVisits.get(count, key, now, hour, text) as unknown[] | undefined));
+            if (row !== undefined) inRows.set(code, tallies);
           }
         }
         if (row !== undefined) {

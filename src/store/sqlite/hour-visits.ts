@@ -41,10 +41,13 @@ export function classesKey(visit: VisitClasses): string {
   return `${visit.bot ? 1 : 0}\n${visit.referrer}\n${visit.country}\n${visit.browser}\n${visit.os}\n${visit.device}`;
 }
 
-/** Tallies as a row holds them: `classes<TAB>visits<RS>` each. */
+/** One tally as a row holds it. */
+const tallyText = (key: string, visits: number): string => `${key}\t${visits}\u001e`;
+
+/** Tallies as a row holds them. */
 function talliesText(tallies: Iterable<readonly [string, number]>): string {
   let text = '';
-  for (const [key, visits] of tallies) text += `${key}\t${visits}\u001e`;
+  for (const [key, visits] of tallies) text += tallyText(key, visits);
   return text;
 }
 
@@ -86,11 +89,13 @@ function tuplesAdder(db: DatabaseSync): (linkId: number, hour: number, tallies: 
 
 export interface HourVisitsWriter {
   /**
-   * Runs `update` (a statement that sets SET_HOUR_VISITS, given `tallies` of hour `hour` as
-   * text for ?5); then hands what the row gave up to the tuples. Inside the count transaction.
+   * Runs `update` (a statement that sets SET_HOUR_VISITS, given the hour and its tallies as
+   * text for ?4 and ?5) with the tallies of their latest hour (a batch may straddle two); once
+   * it answers a link's row, what the row gave up and the other hour's tallies go to the
+   * tuples. Inside the count transaction; answers what `update` answered.
    */
-  adding<R>(hour: number, tallies: readonly VisitTally[], update: (text: string) => R): R;
-  /** Adds tallies to the tuples directly (a link counted on the slow path, another hour). */
+  adding<R extends { readonly linkId?: number }>(tallies: readonly VisitTally[], update: (hour: number, text: string) => R | undefined): R | undefined;
+  /** Adds tallies to the tuples directly (a link counted on the slow path). */
   toTuples(linkId: number, tallies: readonly VisitTally[]): void;
 }
 
@@ -119,15 +124,22 @@ export function hourVisitsWriter(db: DatabaseSync): HourVisitsWriter {
   });
 
   return {
-    adding(atHour, tallies, update) {
-      hour = atHour;
+    adding(tallies, update) {
+      let latest = tallies[0]!.visit.hour;
+      for (const { visit } of tallies) if (visit.hour > latest) latest = visit.hour;
+      hour = latest;
       released.length = 0;
       try {
         let text = '';
-        for (const { visit, count } of tallies) text += `${classesKey(visit)}\t${count}\u001e`;
-        const result = update(text);
-        for (const [linkId, releasedHour, summed] of released) addToTuples(linkId, releasedHour, summed);
-        return result;
+        for (const { visit, count } of tallies) if (visit.hour === latest) text += tallyText(classesKey(visit), count);
+        const row = update(latest, text);
+        if (row !== undefined) {
+          for (const [linkId, releasedHour, summed] of released) addToTuples(linkId, releasedHour, summed);
+          for (const { visit, count } of tallies) {
+            if (visit.hour !== latest) addToTuples(row.linkId!, visit.hour, new Map([[classesKey(visit), count]]));
+          }
+        }
+        return row;
       } finally {
         hour = undefined;
         released.length = 0;
