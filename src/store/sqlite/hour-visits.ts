@@ -19,7 +19,7 @@
  */
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { StatsRows } from '../../stats/stats-store.ts';
-import { Dimension, type VisitClasses } from '../../stats/visit.ts';
+import { Dimension, dimensionValues, type VisitClasses } from '../../stats/visit.ts';
 import type { VisitTally } from '../group-commit.ts';
 import { ADD_TUPLE_SQL } from '../stats-sql.ts';
 
@@ -76,14 +76,26 @@ export const SET_HOUR_VISITS = `visits_hour = ?4,
     WHEN visits_hour = ?4 AND length(hour_visits) + length(?5) <= ${MAX_ROW_TEXT} THEN hour_visits || ?5
     ELSE ${SUM_FUNCTION}(visits_hour, hour_visits, id, ?5) END`;
 
-/** Adds summed tallies of one link and hour to the tuples. */
-function tuplesAdder(db: DatabaseSync): (linkId: number, hour: number, tallies: Tallies) => void {
+/** The classes a classesKey names. */
+function classesOf(key: string): VisitClasses {
+  const [bot, referrer, country, browser, os, device] = key.split('\n') as [string, string, string, string, string, string];
+  return { bot: bot === '1', referrer, country, browser, os, device: device as VisitClasses['device'] };
+}
+
+/** Adds visits of one link, hour and classes to the tuples; and summed tallies (a row's). */
+function tuplesAdder(db: DatabaseSync): {
+  one(linkId: number, hour: number, classes: VisitClasses, visits: number): void;
+  summed(linkId: number, hour: number, tallies: Tallies): void;
+} {
   const addTuple = db.prepare(ADD_TUPLE_SQL);
-  return (linkId, hour, tallies) => {
-    for (const [key, visits] of tallies) {
-      const [bot, referrer, country, browser, os, device] = key.split('\n');
-      addTuple.run(hour, linkId, Number(bot), referrer!, country!, browser!, os!, device!, visits);
-    }
+  const one = (linkId: number, hour: number, classes: VisitClasses, visits: number): void => {
+    addTuple.run(hour, linkId, classes.bot ? 1 : 0, classes.referrer, classes.country, classes.browser, classes.os, classes.device, visits);
+  };
+  return {
+    one,
+    summed(linkId, hour, tallies) {
+      for (const [key, visits] of tallies) one(linkId, hour, classesOf(key), visits);
+    },
   };
 }
 
@@ -101,7 +113,7 @@ export interface HourVisitsWriter {
 
 /** For the count transaction; registers the SQL function on `db` (one writer per connection). */
 export function hourVisitsWriter(db: DatabaseSync): HourVisitsWriter {
-  const addToTuples = tuplesAdder(db);
+  const tuples = tuplesAdder(db);
   let hour: number | undefined;
   /** What rows gave up (an earlier hour's tallies, or too many), for the tuples. */
   const released: [linkId: number, hour: number, tallies: Tallies][] = [];
@@ -134,9 +146,9 @@ export function hourVisitsWriter(db: DatabaseSync): HourVisitsWriter {
         for (const { visit, count } of tallies) if (visit.hour === latest) text += tallyText(classesKey(visit), count);
         const row = update(latest, text);
         if (row !== undefined) {
-          for (const [linkId, releasedHour, summed] of released) addToTuples(linkId, releasedHour, summed);
+          for (const [linkId, releasedHour, summed] of released) tuples.summed(linkId, releasedHour, summed);
           for (const { visit, count } of tallies) {
-            if (visit.hour !== latest) addToTuples(row.linkId!, visit.hour, new Map([[classesKey(visit), count]]));
+            if (visit.hour !== latest) tuples.one(row.linkId!, visit.hour, visit, count);
           }
         }
         return row;
@@ -147,7 +159,7 @@ export function hourVisitsWriter(db: DatabaseSync): HourVisitsWriter {
     },
 
     toTuples(linkId, tallies) {
-      for (const { visit, count } of tallies) addToTuples(linkId, visit.hour, new Map([[classesKey(visit), count]]));
+      for (const { visit, count } of tallies) tuples.one(linkId, visit.hour, visit, count);
     },
   };
 }
@@ -176,7 +188,7 @@ export interface SweepStep {
 }
 
 export function hourVisitsReader(db: DatabaseSync): HourVisitsReader {
-  const addToTuples = tuplesAdder(db);
+  const tuples = tuplesAdder(db);
   const statements = {
     ofLink: db.prepare('SELECT visits_hour, hour_visits FROM links WHERE short_code = ? AND hour_visits IS NOT NULL'),
     ofAccount: db.prepare('SELECT visits_hour, hour_visits FROM links WHERE created_by = ? AND hour_visits IS NOT NULL'),
@@ -197,11 +209,12 @@ export function hourVisitsReader(db: DatabaseSync): HourVisitsReader {
       for (const [hour, text] of waiting) {
         if (hour < fromHour || hour >= toHour) continue;
         for (const [key, count] of sumTallies(text)) {
-          const [bot, ...named] = key.split('\n');
+          const classes = classesOf(key);
           const point = series.get(hour) ?? { hour, visits: 0, bots: 0 };
-          series.set(hour, { hour, visits: point.visits + count, bots: point.bots + (bot === '1' ? count : 0) });
-          named.forEach((value, i) => {
-            const dimension = Dimension.Referrer + i;
+          series.set(hour, { hour, visits: point.visits + count, bots: point.bots + (classes.bot ? count : 0) });
+          // The series carries the first dimension (human or bot); the values, the others.
+          dimensionValues(classes).forEach((value, dimension) => {
+            if (dimension === Dimension.Kind) return;
             const id = `${dimension}\n${value}`;
             values.set(id, { dimension, value, visits: (values.get(id)?.visits ?? 0) + count });
           });
@@ -215,7 +228,7 @@ export function hourVisitsReader(db: DatabaseSync): HourVisitsReader {
       const from = sweeping?.hoursBefore === hoursBefore ? sweeping.cursor : 0;
       const rows = statements.overFrom.all(from, hoursBefore) as unknown as [number, number, string][];
       for (const [linkId, hour, text] of rows) {
-        addToTuples(linkId, hour, sumTallies(text));
+        tuples.summed(linkId, hour, sumTallies(text));
         statements.clear.run(linkId);
       }
       return { hoursBefore, moved: rows.length, last: rows.length < SWEEP_CHUNK ? undefined : rows[rows.length - 1]![0] };
