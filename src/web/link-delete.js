@@ -85,5 +85,7 @@ export function forgetDelete() {
 /** Listens to the delete dialog. */
 export function wireDeleteDialog() {
   byId('delete-confirm', HTMLButtonElement).addEventListener('click', confirmDelete);
-  byId('delete-dialog', HTMLDialogElement).addEventListener('close', () => { dialogState.deleting = []; });
+  const dialog = byId('delete-dialog', HTMLDialogElement);
+  // A close event that runs after the dialog opened again belongs to the earlier opening.
+  dialog.addEventListener('close', () => { if (!dialog.open) dialogState.deleting = []; });
 }

@@ -146,8 +146,12 @@ export function wireEditDialog() {
     password.disabled = remove.checked;
     if (remove.checked) password.value = '';
   });
-  byId('edit-cancel', HTMLButtonElement).addEventListener('click', () => byId('edit-dialog', HTMLDialogElement).close('cancel'));
-  byId('edit-dialog', HTMLDialogElement).addEventListener('close', () => {
+  const dialog = byId('edit-dialog', HTMLDialogElement);
+  byId('edit-cancel', HTMLButtonElement).addEventListener('click', () => dialog.close('cancel'));
+  dialog.addEventListener('close', () => {
+    // The close event is a task of its own: when the dialog was opened again before it ran
+    // (Escape, then Enter on the Edit button at once), it belongs to the earlier opening.
+    if (dialog.open) return;
     dialogState.editing = null;
     // The password typed goes with the dialog, whatever way it closed.
     byId('edit-password', HTMLInputElement).value = '';
