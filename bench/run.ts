@@ -6,7 +6,8 @@
  * Environment: BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3),
  * BENCH_CONNECTIONS (default 50), BENCH_SCALE ("quick" skips the 1M-link point), BENCH_ONLY
  * ("list-page": only the filtered-list scenario; "webhook": only the one-account rows without
- * and with a webhook; "hot-link": only PostgreSQL's three-server rows below; to check them quickly).
+ * and with a webhook; "hot-link": only PostgreSQL's three-server rows below; "list-create": only
+ * the list, create and new_account rows at 100k links on SQLite; to check them quickly).
  *
  * The "visitors" workloads send realistic User-Agent, Referer and X-Forwarded-For headers
  * (bench/visitors.ts; TRUST_PROXY=127.0.0.1), so statistics classify a real mix; they run
@@ -150,7 +151,7 @@ await load.run({ ...bareTarget, seconds: Math.min(2, DURATION) });
 const results: Record<string, unknown> = {};
 
 /** One storage configuration: preload, start the server, run the workloads, verify counts. */
-async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean | 'visitors' | 'one-account', pin = pinned) {
+async function benchmark(label: string, size: number, data: Preloaded, env: Record<string, string>, full: boolean | 'visitors' | 'one-account' | 'list-create', pin = pinned) {
   // The full table's registered-domain row: the same codes again on BENCH_DOMAIN.
   if (full === true) {
     if (data.path.startsWith('postgres')) await addLinkSetsPostgres(data.path, data.codes, ['domain']);
@@ -187,7 +188,8 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
       record(name(scenario), size, result, server);
     }
   }
-  if (full === 'visitors' || full === 'one-account') {
+  if (full === 'list-create') await listAndCreate();
+  if (full === 'visitors' || full === 'one-account' || full === 'list-create') {
     await server.stop();
     await verify();
     return;
@@ -214,6 +216,12 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
     rounds += ROUNDS + 1;
     record(name('redirect, registered domain'), size, onDomain, server);
 
+    await listAndCreate();
+  }
+  await server.stop();
+  await verify();
+
+  async function listAndCreate() {
     const auth = { authorization: `Bearer ${data.accessCode}` };
     record(name('list links (20 per account)'), size, await measure(server.url, '/v1/links', { headers: auth, server }), server);
     const create = await measure(server.url, '/v1/link?url=https%3A%2F%2Fexample.com%2Fnew', {
@@ -222,8 +230,6 @@ async function benchmark(label: string, size: number, data: Preloaded, env: Reco
     record(name('create link (generated code)'), size, create, server);
     record(name('new_account'), size, await measure(server.url, '/v1/new_account', { server }), server);
   }
-  await server.stop();
-  await verify();
 
   async function verify() {
     // Every answered resolution must be in the database; only requests cut off in flight at
@@ -283,6 +289,12 @@ if (ONLY === undefined || ONLY === 'list-page') {
 for (const size of ONLY !== undefined ? [] : QUICK ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) {
   const data = await preloadSqlite(size);
   await benchmark('sqlite', size, data, { DATABASE_URL: data.path }, size === 100_000);
+}
+
+// Only the list, create and new-account rows (issue 27's goals for them), at 100k links.
+if (ONLY === 'list-create') {
+  const data = await preloadSqlite(100_000);
+  await benchmark('sqlite', 100_000, data, { DATABASE_URL: data.path }, 'list-create');
 }
 
 // The same visitors with statistics off: what recording them costs.

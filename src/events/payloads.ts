@@ -4,7 +4,7 @@
  * depend on the HTTP layer. The key order is the contract's (the same as
  * http/presenters.ts's LinkDetails, which a unit test holds them to).
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { LinkDetailsRecord, NewLink } from '../links/link-store.ts';
 import type { LinkDetails } from '../links/link-details-schema.ts';
 import type { EventType, VisitEventItem } from './events.ts';
@@ -13,7 +13,9 @@ import { rulesFromJson } from '../links/rules.ts';
 
 /** A new event's identity: its `webhook-id` on every delivery attempt (Standard Webhooks' `msg_` form). */
 export function newEventId(): string {
-  return `msg_${randomBytes(16).toString('hex')}`;
+  // randomUUID draws from a cached block of entropy (one random call per 128 ids, where
+  // randomBytes(16) made one per id): 122 random bits, written as 32 hex digits.
+  return `msg_${randomUUID().replaceAll('-', '')}`;
 }
 
 /** A link's LinkDetails: the wire schema's own type (src/links/link-details-schema.ts). */

@@ -76,6 +76,10 @@ function decodeFully(raw: string): string {
 function redactDecodedUuids(url: string): string {
   // Fast path: with no `%` there is nothing to decode.
   if (!url.includes('%')) return url.replace(SECRET_SHAPE, REDACTED);
+  // Decoding only replaces `%xx` (and `%` is no secret's character), so a shape seen after any
+  // round of decoding is still there after the last: when the fully decoded text holds none,
+  // no round does, and the URL stays as it is (the usual case: an encoded target URL).
+  if (!SECRET_SHAPE_ONCE.test(decodeFully(url))) return url;
 
   let chars = [...url].map((char, index) => ({ char, start: index, end: index + 1 }));
   // Positions are UTF-16 offsets; `[...url]` splits by code point, so fix them up.

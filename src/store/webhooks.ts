@@ -31,7 +31,12 @@ export function subscribedTo(type: EventType): string {
 export function outboxInsertSql(p: (n: number) => string): string {
   return `INSERT INTO webhook_events (event_id, webhook_id, type, occurred_at, data)
     SELECT ${p(1)}, id, ${p(2)}, ${p(3)}, ${p(4)} FROM webhooks
-     WHERE account_uid = ${p(5)} AND (',' || events || ',') LIKE ${p(6)}`;
+     WHERE ${subscribedWhere(p(5), p(6))}`;
+}
+
+/** The webhooks of account `account` subscribed to `pattern` (subscribedTo): the outbox's choice. */
+export function subscribedWhere(account: string, pattern: string): string {
+  return `account_uid = ${account} AND (',' || events || ',') LIKE ${pattern}`;
 }
 
 /** Whether any webhook subscribes to link.visited: asked once per count batch (a partial index). */

@@ -8,7 +8,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { EventType } from '../../events/events.ts';
 import { newEventId } from '../../events/payloads.ts';
 import {
-  DELIVERIES_KEPT, DELIVERY_COLUMNS, deliveryOf, foldVisitsSql, MAX_WEBHOOKS, outboxInsertSql, subscribedTo, takeVisits,
+  DELIVERIES_KEPT, DELIVERY_COLUMNS, deliveryOf, foldVisitsSql, MAX_WEBHOOKS, subscribedWhere, outboxInsertSql, subscribedTo, takeVisits,
   WAITING_VISIT_COLUMNS, WEBHOOK_COLUMNS, webhookOf,
   type OutboxEvent, type WaitingVisitRow, type WebhookStore,
 } from '../webhooks.ts';
@@ -28,9 +28,16 @@ const UNBOUNDED = 2 ** 31 - 1;
 /** The outbox on `db`: for the store's changes, and for the admin store's takedowns (CLI). */
 export function prepareOutbox(db: DatabaseSync): SqliteOutbox {
   const insert = db.prepare(outboxInsertSql(sqlite));
+  // Most accounts have no webhook: one probe of the same index, and the event's JSON is made
+  // only for an account that has one. Inside the change's transaction, like the insert, so a
+  // webhook registered concurrently is either seen here or registered after the change.
+  const anySubscribed = db.prepare(`SELECT 1 FROM webhooks WHERE ${subscribedWhere(sqlite(1), sqlite(2))} LIMIT 1`);
+  anySubscribed.setReturnArrays(true);
   return {
-    write(type, timestamp, data, accountUid, eventId = newEventId()) {
-      insert.run(eventId, type, timestamp, JSON.stringify(data), accountUid, subscribedTo(type));
+    write(type, timestamp, data, accountUid, eventId) {
+      const subscribed = subscribedTo(type);
+      if (anySubscribed.get(accountUid, subscribed) === undefined) return;
+      insert.run(eventId ?? newEventId(), type, timestamp, JSON.stringify(data), accountUid, subscribed);
     },
   };
 }
