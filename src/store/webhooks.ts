@@ -18,9 +18,9 @@ import { visitItem } from '../events/payloads.ts';
 /** What a webhook holds besides its row, each table keyed by `webhook_id`. */
 export const ACCOUNT_WEBHOOK_TABLES = ['webhook_events', 'webhook_visits', 'webhook_deliveries'] as const;
 
-/** A `LIKE` pattern matching a comma-joined event list that holds `type`. */
+/** An event type as a comma-joined event list holds it, a comma each side (subscribedWhere). */
 export function subscribedTo(type: EventType): string {
-  return `%,${type},%`;
+  return `,${type},`;
 }
 
 /**
@@ -28,15 +28,22 @@ export function subscribedTo(type: EventType): string {
  * parameters event id, type, timestamp, data (JSON), account uid, subscribedTo(type).
  * With no such webhook (the usual case) it inserts nothing after one index probe.
  */
-export function outboxInsertSql(p: (n: number) => string): string {
+export function outboxInsertSql(p: (n: number) => string, find: SubstringPosition): string {
   return `INSERT INTO webhook_events (event_id, webhook_id, type, occurred_at, data)
     SELECT ${p(1)}, id, ${p(2)}, ${p(3)}, ${p(4)} FROM webhooks
-     WHERE ${subscribedWhere(p(5), p(6))}`;
+     WHERE ${subscribedWhere(find, p(5), p(6))}`;
 }
 
-/** The webhooks of account `account` subscribed to `pattern` (subscribedTo): the outbox's choice. */
-export function subscribedWhere(account: string, pattern: string): string {
-  return `account_uid = ${account} AND (',' || events || ',') LIKE ${pattern}`;
+/** The engine's position of a substring: SQLite's instr, PostgreSQL's strpos. */
+export type SubstringPosition = 'instr' | 'strpos';
+
+/**
+ * The webhooks of `account` subscribed to the type `marker` names (subscribedTo). A position
+ * search, not LIKE: SQLite prepares a statement again whenever a parameter that is a LIKE
+ * pattern is bound (measured: 2.5 µs a probe, against 0.2 µs).
+ */
+export function subscribedWhere(find: SubstringPosition, account: string, marker: string): string {
+  return `account_uid = ${account} AND ${find}(',' || events || ',', ${marker}) > 0`;
 }
 
 /** Whether any webhook subscribes to link.visited: asked once per count batch (a partial index). */

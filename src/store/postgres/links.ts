@@ -45,7 +45,7 @@ export function linkCalls({ sql, timeoutMs, timed, outbox }: PostgresEngine): Dr
                       ${sql.array(sorted.map((l) => l.dateCreated), 25)}::text[],
                       ${sql.array(sorted.map((l) => JSON.stringify(newLinkData(l))), 25)}::text[])
                  AS e(result, event_id, owner, occurred_at, data)
-          JOIN webhooks w ON w.account_uid = e.owner AND (',' || w.events || ',') LIKE ${subscribedTo(EventType.LinkCreated)}
+          JOIN webhooks w ON w.account_uid = e.owner AND strpos(',' || w.events || ',', ${subscribedTo(EventType.LinkCreated)}) > 0
          WHERE e.result = 'created'
       )
       SELECT results FROM created`);

@@ -19,7 +19,7 @@ const postgresParameter = (n: number): string => `$${n}`;
 
 /** No bound per account (a claim without one). */
 const UNBOUNDED = 2 ** 31 - 1;
-const OUTBOX_INSERT = outboxInsertSql(postgresParameter);
+const OUTBOX_INSERT = outboxInsertSql(postgresParameter, 'strpos');
 const FOLD_VISITS = foldVisitsSql(postgresParameter);
 
 // One collector at a time per schema across instances (any int4, the same in every instance).

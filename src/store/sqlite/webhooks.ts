@@ -27,11 +27,11 @@ const UNBOUNDED = 2 ** 31 - 1;
 
 /** The outbox on `db`: for the store's changes, and for the admin store's takedowns (CLI). */
 export function prepareOutbox(db: DatabaseSync): SqliteOutbox {
-  const insert = db.prepare(outboxInsertSql(sqlite));
+  const insert = db.prepare(outboxInsertSql(sqlite, 'instr'));
   // Most accounts have no webhook: one probe of the same index, and the event's JSON is made
   // only for an account that has one. Inside the change's transaction, like the insert, so a
   // webhook registered concurrently is either seen here or registered after the change.
-  const anySubscribed = db.prepare(`SELECT 1 FROM webhooks WHERE ${subscribedWhere(sqlite(1), sqlite(2))} LIMIT 1`);
+  const anySubscribed = db.prepare(`SELECT 1 FROM webhooks WHERE ${subscribedWhere('instr', sqlite(1), sqlite(2))} LIMIT 1`);
   anySubscribed.setReturnArrays(true);
   return {
     write(type, timestamp, data, accountUid, eventId) {
