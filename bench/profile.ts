@@ -6,7 +6,9 @@
  *
  * Scenarios: resolve, redirect, list, list_empty, create, new_account, get_account. Environment: PROFILE_SECONDS
  * (default 10), PROFILE_LINKS (default 100000), BENCH_CONNECTIONS (default 50), PROFILE_DATABASE_URL (a
- * PostgreSQL server: the server runs on a fresh database there, dropped at the end, instead of SQLite).
+ * PostgreSQL server: the server runs on a fresh database there, dropped at the end, instead of SQLite),
+ * PROFILE_VISITORS=1 (realistic visitors, bench/visitors.ts, with TRUST_PROXY=127.0.0.1 so their
+ * X-Forwarded-For counts). The server inherits the environment, so `STATS=off` applies to it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -16,12 +18,14 @@ import { fileURLToPath } from 'node:url';
 import { createLoadGenerator, type LoadTarget } from './load.ts';
 import { preloadPostgres, preloadSqlite } from './preload.ts';
 import { startProcess } from './processes.ts';
+import { visitorHeaders } from './visitors.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
 const LINKS = Number(process.env.PROFILE_LINKS ?? 100_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const scenario = process.argv[2] ?? 'resolve';
+const VISITORS = process.env.PROFILE_VISITORS === '1' ? visitorHeaders() : undefined;
 
 interface ProfileNode {
   id: number;
@@ -43,7 +47,10 @@ const pinned = spawnSync('taskset', ['-V']).status === 0 && cpus().length >= 2;
 const server = await startProcess({
   script: 'src/server.ts',
   cwd: ROOT,
-  env: { RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path },
+  env: {
+    RATE_LIMIT: 'off', DEFAULT_MAX_LINKS: '1000000', BASE_URL: 'http://127.0.0.1', DATABASE_URL: data.path,
+    ...(VISITORS === undefined ? {} : { TRUST_PROXY: '127.0.0.1' }),
+  },
   cpu: pinned ? 0 : undefined,
   nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${outDir}`],
 });
@@ -66,7 +73,7 @@ const target = targets[scenario];
 if (target === undefined) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(targets).join(', ')}`);
 
 const load = createLoadGenerator();
-const result = await load.run({ ...target, base: server.url, connections: CONNECTIONS, seconds: SECONDS });
+const result = await load.run({ ...target, visitors: VISITORS, base: server.url, connections: CONNECTIONS, seconds: SECONDS });
 await server.stop();
 await data.remove();
 console.log(`${scenario}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx/3xx ${result.non2xx}, errors ${result.errors} (${load.name})`);

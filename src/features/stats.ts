@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
+import { clientAddress } from '../http/client-address.ts';
 import type { RateLimitChecks } from '../http/rate-limit-checks.ts';
 import type { Authenticate } from '../http/route-helpers.ts';
 import { registerStatsRoutes } from '../http/routes/stats.ts';
@@ -39,7 +40,7 @@ export function setUpStats(
   const classify = (request: FastifyRequest) => {
     classifier ??= createVisitClassifier({ countryDatabase: loadCountryDatabase() });
     return classifier.classify(
-      { userAgent: request.headers['user-agent'], referer: request.headers.referer, address: request.ip },
+      { userAgent: request.headers['user-agent'], referer: request.headers.referer, address: clientAddress(request) },
       hourOf(clock().getTime()),
     );
   };

@@ -1,6 +1,7 @@
 import formBody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import { decorateClientAddress } from './client-address.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { createConnectionGuard, type ConnectionClosedReason } from './connection-guard.ts';
 import { createFrameworkErrorHandler } from './error-handlers.ts';
@@ -77,6 +78,7 @@ export async function createFastify({ config, requestLog, logStream, onConnectio
   // Requests are checked by the domain, which words errors as the contract requires and
   // checks credentials before parameters. Schemas document them and type the responses.
   app.setValidatorCompiler(() => () => true);
+  decorateClientAddress(app);
   app.removeContentTypeParser('text/plain');
   await app.register(formBody, { bodyLimit: REQUEST_BOUNDS.bodyBytes });
   return app;

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { RateLimitPolicies, RateLimitPolicy } from '../config.ts';
 import { DomainError, ErrorCode } from '../errors.ts';
+import { clientAddress } from './client-address.ts';
 import { canonicalAddress, createClientKey } from '../rate-limit/client-key.ts';
 import type { Counters } from '../rate-limit/counters.ts';
 
@@ -74,8 +75,7 @@ export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, c
   // Compared in one spelling: `::ffff:127.0.0.1` and `127.0.0.1` are the same client.
   const exemptSet = new Set(exempt.map(canonicalAddress));
   const keyOf = createClientKey(ipv6Prefix);
-  // request.ip runs proxy-addr over X-Forwarded-For (behind TRUST_PROXY) on every read.
-  const isExempt = exemptSet.size === 0 ? () => false : (request: FastifyRequest) => exemptSet.has(canonicalAddress(request.ip));
+  const isExempt = exemptSet.size === 0 ? () => false : (request: FastifyRequest) => exemptSet.has(canonicalAddress(clientAddress(request)));
 
   async function count(key: string, policy: RateLimitPolicy): Promise<void> {
     const state = await counters.hit(key, policy.windowMs);
@@ -89,36 +89,36 @@ export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, c
   return {
     applies: (request) => !isExempt(request),
     async newAccount(request) {
-      if (!isExempt(request)) await count(`acct:${keyOf(request.ip)}`, policies.newAccount);
+      if (!isExempt(request)) await count(`acct:${keyOf(clientAddress(request))}`, policies.newAccount);
     },
     async beforeAuthentication(request) {
-      if (!isExempt(request)) await refuseIfSpent(`auth:${keyOf(request.ip)}`, policies.failedAuth);
+      if (!isExempt(request)) await refuseIfSpent(`auth:${keyOf(clientAddress(request))}`, policies.failedAuth);
     },
     async failedAuthentication(request) {
-      if (!isExempt(request)) await count(`auth:${keyOf(request.ip)}`, policies.failedAuth);
+      if (!isExempt(request)) await count(`auth:${keyOf(clientAddress(request))}`, policies.failedAuth);
     },
     async createLink(request, accountUid) {
       if (!isExempt(request)) await count(`link:${accountUid}`, policies.createLink);
     },
     async resolve(request) {
       if (isExempt(request)) return;
-      const client = keyOf(request.ip);
+      const client = keyOf(clientAddress(request));
       await refuseIfSpent(`miss:${client}`, policies.unknownCode);
       await count(`get:${client}`, policies.resolve);
     },
     async unknownCode(request) {
-      if (!isExempt(request)) await count(`miss:${keyOf(request.ip)}`, policies.unknownCode);
+      if (!isExempt(request)) await count(`miss:${keyOf(clientAddress(request))}`, policies.unknownCode);
     },
     async createWebhook(request, accountUid) {
       if (!isExempt(request)) await count(`hook:${accountUid}`, policies.createWebhook);
     },
     async passwordGuess(request, linkKey) {
-      if (!isExempt(request)) await refuseIfSpent(passwordKey(keyOf(request.ip), linkKey), policies.password);
+      if (!isExempt(request)) await refuseIfSpent(passwordKey(keyOf(clientAddress(request)), linkKey), policies.password);
     },
     async wrongPassword(request, linkKey) {
       // Recorded, never refused here: the guess was already allowed by passwordGuess, and its
       // answer is the 401; the next attempt meets the limit.
-      if (!isExempt(request)) await counters.hit(passwordKey(keyOf(request.ip), linkKey), policies.password.windowMs);
+      if (!isExempt(request)) await counters.hit(passwordKey(keyOf(clientAddress(request)), linkKey), policies.password.windowMs);
     },
   };
 }

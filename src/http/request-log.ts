@@ -1,6 +1,7 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino } from 'pino';
 import type { CountedEvent } from '../metrics/metrics.ts';
+import { clientAddress } from './client-address.ts';
 import { redactText, redactUrl } from './redact.ts';
 import type { RequestDeadline } from './request-deadline.ts';
 
@@ -95,7 +96,7 @@ export class RequestLog extends LogController {
     const loggedAgent = userAgent === undefined ? undefined : redactText(userAgent.slice(0, USER_AGENT_LOG_CHARS));
     if (!error && config?.quietLog !== true) {
       const written = writeCompletedLine(
-        request.log, request.method, redactUrl(request.url), reply.statusCode, Math.round(elapsed * 100) / 100, request.ip, loggedAgent,
+        request.log, request.method, redactUrl(request.url), reply.statusCode, Math.round(elapsed * 100) / 100, clientAddress(request), loggedAgent,
       );
       if (written) return;
     }
@@ -105,7 +106,7 @@ export class RequestLog extends LogController {
       statusCode: reply.statusCode,
       responseTime: Math.round(elapsed * 100) / 100,
       // After TRUST_PROXY: the address rate limits count.
-      remoteAddress: request.ip,
+      remoteAddress: clientAddress(request),
       // Redacted like the URL: a client may put its access code anywhere.
       userAgent: loggedAgent,
     };
