@@ -8,7 +8,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { EventType } from '../../events/events.ts';
 import { newEventId } from '../../events/payloads.ts';
 import {
-  DELIVERIES_KEPT, DELIVERY_COLUMNS, deliveryOf, foldVisitsSql, MAX_WEBHOOKS, subscribedWhere, outboxInsertSql, subscribedTo, takeVisits,
+  DELIVERIES_KEPT, DELIVERY_COLUMNS, deliveryOf, foldVisitsSql, MAX_WEBHOOKS, outboxInsertSql, subscribedTo, subscribedWhere, takeVisits,
   WAITING_VISIT_COLUMNS, WEBHOOK_COLUMNS, webhookOf,
   type OutboxEvent, type WaitingVisitRow, type WebhookStore,
 } from '../webhooks.ts';
