@@ -75,6 +75,8 @@ export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, c
   // Compared in one spelling: `::ffff:127.0.0.1` and `127.0.0.1` are the same client.
   const exemptSet = new Set(exempt.map(canonicalAddress));
   const keyOf = createClientKey(ipv6Prefix);
+  /** The key a client's limits are counted under. */
+  const clientOf = (request: FastifyRequest): string => keyOf(clientAddress(request));
   const isExempt = exemptSet.size === 0 ? () => false : (request: FastifyRequest) => exemptSet.has(canonicalAddress(clientAddress(request)));
 
   async function count(key: string, policy: RateLimitPolicy): Promise<void> {
@@ -89,36 +91,36 @@ export function createRateLimitChecks({ enabled, policies, exempt, ipv6Prefix, c
   return {
     applies: (request) => !isExempt(request),
     async newAccount(request) {
-      if (!isExempt(request)) await count(`acct:${keyOf(clientAddress(request))}`, policies.newAccount);
+      if (!isExempt(request)) await count(`acct:${clientOf(request)}`, policies.newAccount);
     },
     async beforeAuthentication(request) {
-      if (!isExempt(request)) await refuseIfSpent(`auth:${keyOf(clientAddress(request))}`, policies.failedAuth);
+      if (!isExempt(request)) await refuseIfSpent(`auth:${clientOf(request)}`, policies.failedAuth);
     },
     async failedAuthentication(request) {
-      if (!isExempt(request)) await count(`auth:${keyOf(clientAddress(request))}`, policies.failedAuth);
+      if (!isExempt(request)) await count(`auth:${clientOf(request)}`, policies.failedAuth);
     },
     async createLink(request, accountUid) {
       if (!isExempt(request)) await count(`link:${accountUid}`, policies.createLink);
     },
     async resolve(request) {
       if (isExempt(request)) return;
-      const client = keyOf(clientAddress(request));
+      const client = clientOf(request);
       await refuseIfSpent(`miss:${client}`, policies.unknownCode);
       await count(`get:${client}`, policies.resolve);
     },
     async unknownCode(request) {
-      if (!isExempt(request)) await count(`miss:${keyOf(clientAddress(request))}`, policies.unknownCode);
+      if (!isExempt(request)) await count(`miss:${clientOf(request)}`, policies.unknownCode);
     },
     async createWebhook(request, accountUid) {
       if (!isExempt(request)) await count(`hook:${accountUid}`, policies.createWebhook);
     },
     async passwordGuess(request, linkKey) {
-      if (!isExempt(request)) await refuseIfSpent(passwordKey(keyOf(clientAddress(request)), linkKey), policies.password);
+      if (!isExempt(request)) await refuseIfSpent(passwordKey(clientOf(request), linkKey), policies.password);
     },
     async wrongPassword(request, linkKey) {
       // Recorded, never refused here: the guess was already allowed by passwordGuess, and its
       // answer is the 401; the next attempt meets the limit.
-      if (!isExempt(request)) await counters.hit(passwordKey(keyOf(clientAddress(request)), linkKey), policies.password.windowMs);
+      if (!isExempt(request)) await counters.hit(passwordKey(clientOf(request), linkKey), policies.password.windowMs);
     },
   };
 }

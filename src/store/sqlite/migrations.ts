@@ -255,7 +255,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     // ADR 29: the current hour's visitor classes of a link in its own row, beside the count
     // its visits update (the page the count dirties anyway): visits_hour, and hour_visits as
-    // JSON (classes → visits), NULL when nothing waits. They go to stats_tuples when a later
+    // appended tallies (hour-visits.ts), NULL when nothing waits. They go to stats_tuples when a later
     // hour comes, when a row holds too many classes, and in the fold once their hour is over;
     // readers add them to the tuples. SQLite only: PostgreSQL keeps its upserts.
     version: 10,
