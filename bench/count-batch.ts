@@ -10,7 +10,9 @@
  *
  * Environment: COUNT_LINKS (comma-separated, default "100,20000"), COUNT_BATCHES (resolutions
  * per batch, comma-separated, default "1,6,30"), COUNT_VISITS (per measurement, default 30000),
- * COUNT_ROUNDS (default 3; the table shows medians).
+ * COUNT_ROUNDS (default 3; the table shows medians), COUNT_CLASSES (kinds of visitor the visits
+ * cycle through, default 1: one desktop visitor as bench:cpu's; 500 is closer to a public link's),
+ * COUNT_STATS (`off,on` by default; `on` alone, say, to profile statistics with --cpu-prof).
  */
 import { readFileSync } from 'node:fs';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
@@ -22,6 +24,8 @@ const LINKS = list(process.env.COUNT_LINKS ?? '100,20000');
 const BATCHES = list(process.env.COUNT_BATCHES ?? '1,6,30');
 const VISITS = Number(process.env.COUNT_VISITS ?? 30_000);
 const ROUNDS = Number(process.env.COUNT_ROUNDS ?? 3);
+const CLASSES = Number(process.env.COUNT_CLASSES ?? 1);
+const STATS = (process.env.COUNT_STATS ?? 'off,on').split(',').map((mode) => mode === 'on');
 
 /**
  * One desktop visitor's classes, the same for every visit (as bench:cpu's requests). Each
@@ -33,6 +37,16 @@ let visit: Visit = {
   key: 'bench',
 };
 
+/**
+ * The kinds of visitor the visits cycle through (COUNT_CLASSES): referrer, country and browser
+ * by coprime moduli, so the first 585 are all different.
+ */
+const COUNTRIES = ['ZZ', 'DE', 'US', 'FR', 'BR', 'JP', 'IN', 'GB', 'NG'];
+const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge', 'Instagram'];
+const visitorOf = (i: number): Visit => i === 0 ? visit : {
+  ...visit, referrer: `site${i % 13}.example`, country: COUNTRIES[i % 9]!, browser: BROWSERS[i % 5]!,
+};
+
 /** Write and read system calls of this process so far (every thread). */
 function syscalls(): { writes: number; reads: number } {
   const io = readFileSync('/proc/self/io', 'utf8');
@@ -42,14 +56,14 @@ function syscalls(): { writes: number; reads: number } {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-console.log(`SQLite count batch, ${VISITS} visits per measurement, medians of ${ROUNDS} rounds, Node ${process.version}`);
+console.log(`SQLite count batch, ${VISITS} visits per measurement, medians of ${ROUNDS} rounds, ${CLASSES} kind(s) of visitor, Node ${process.version}`);
 console.log('links    batch  statistics  CPU µs/visit  write calls/visit  read calls/visit  hour over µs/visit');
 for (const links of LINKS) {
   const data = await preloadSqlite(links);
   const store = await openSqliteStore({ path: data.path });
   try {
     for (const batch of BATCHES) {
-      for (const stats of [false, true]) {
+      for (const stats of STATS) {
         if (stats) visit = { ...visit, hour: visit.hour + 1 };
         const cpu: number[] = [];
         const writes: number[] = [];
@@ -61,7 +75,7 @@ for (const links of LINKS) {
             const group: Promise<unknown>[] = [];
             for (let i = 0; i < batch; i++) {
               const code = data.codes[Math.floor(Math.random() * links)]!;
-              group.push(store.resolveLink(code, undefined, stats ? visit : undefined));
+              group.push(store.resolveLink(code, undefined, stats ? visitorOf((done + i) % CLASSES) : undefined));
             }
             await Promise.all(group);
           }
