@@ -7,6 +7,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import { hashAccessCode } from '../../src/accounts/access-code.ts';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
+import { deleteTupleChunkSql, tupleChunkLinkHoursSql, tuplesToRollupsSql } from '../../src/store/stats-sql.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/app.ts';
@@ -472,6 +473,21 @@ describe('statistics of the hour in the link row (ADR 29)', () => {
       assert.deepEqual(await seriesOf(store, { accountUid: uid }), [{ hour: HOUR, visits: 620, bots: 0 }]);
       assert.deepEqual(await seriesOf(store, { shortCode: 's619' }), [{ hour: HOUR, visits: 1, bots: 0 }]);
     });
+  });
+
+  test('a fold chunk of the tuples reads the index range of its own rows, not every tuple left in the hour', async () => {
+    const file = sqliteFile();
+    try {
+      await (await file.open()).close();
+      // The second stage's three statements over a chunk: SQLite must bound the primary key's
+      // range by the chunk's last (hour, link), else each chunk scans the rest of the hour.
+      const plans = inspect(file.path, (db) => [tupleChunkLinkHoursSql, tuplesToRollupsSql, deleteTupleChunkSql].map((sql) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql((n) => `?${n}`, 'sqlite')}`).all(HOUR + 1, HOUR, 7) as { detail: string }[])
+          .map((row) => row.detail).join(' | ')));
+      for (const plan of plans) assert.match(plan, /SEARCH (stats_tuples|t) USING PRIMARY KEY \(\(hour,link_id\)<\(\?,\?\)\)/, plan);
+    } finally {
+      await file.cleanup();
+    }
   });
 });
 

@@ -23,11 +23,11 @@ const FOLD_LOCK = 0x5_7a_75_01;
 
 // The second stage of a fold (stats-sql.ts): tuples of hours that are over, into the rollups.
 const TUPLE_CHUNK_END = tupleChunkEndSql(postgresParameter, FOLD_BATCH.postgres);
-const TUPLE_CHUNK_LINK_HOURS = tupleChunkLinkHoursSql(postgresParameter);
-const TUPLES_TO_ROLLUPS = tuplesToRollupsSql(postgresParameter);
+const TUPLE_CHUNK_LINK_HOURS = tupleChunkLinkHoursSql(postgresParameter, 'postgres');
+const TUPLES_TO_ROLLUPS = tuplesToRollupsSql(postgresParameter, 'postgres');
 // What instances of the previous release still journal during a rolling upgrade (ADR 24).
 const [JOURNAL_LEFTOVERS = ''] = journalLeftoversSql('postgres');
-const DELETE_TUPLE_CHUNK = deleteTupleChunkSql(postgresParameter);
+const DELETE_TUPLE_CHUNK = deleteTupleChunkSql(postgresParameter, 'postgres');
 
 export function statsCalls({ sql, timeoutMs, timed }: PostgresEngine): StatsStore {
   const statsQueries = {
@@ -46,7 +46,7 @@ export function statsCalls({ sql, timeoutMs, timed }: PostgresEngine): StatsStor
       await tx.unsafe(JOURNAL_LEFTOVERS);
       // The tuples of hours that are over go on to the rollups, a chunk per fold, whole link-hours.
       const [end] = await tx.unsafe<{ hour: number; linkId: string }[]>(TUPLE_CHUNK_END, [hoursBefore]);
-      const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? String(Number.MAX_SAFE_INTEGER)];
+      const chunk = [hoursBefore, end?.hour ?? hoursBefore - 1, end?.linkId ?? String(Number.MAX_SAFE_INTEGER)];
       const pairs = (await tx.unsafe<{ linkId: string; hour: number }[]>(TUPLE_CHUNK_LINK_HOURS, chunk))
         .map((pair) => ({ linkId: Number(pair.linkId), hour: pair.hour }));
       if (pairs.length > 0) {

@@ -22,9 +22,9 @@ const sqlite = (n: number): string => `?${n}`;
 export function statsCalls({ db, read, writes }: SqliteEngine): StatsStore {
   const statements = {
     tupleChunkEnd: db.prepare(tupleChunkEndSql(sqlite, FOLD_BATCH.sqlite)),
-    tuplesToRollups: db.prepare(tuplesToRollupsSql(sqlite)),
-    tupleChunkLinkHours: db.prepare(tupleChunkLinkHoursSql(sqlite)),
-    deleteTupleChunk: db.prepare(deleteTupleChunkSql(sqlite)),
+    tuplesToRollups: db.prepare(tuplesToRollupsSql(sqlite, 'sqlite')),
+    tupleChunkLinkHours: db.prepare(tupleChunkLinkHoursSql(sqlite, 'sqlite')),
+    deleteTupleChunk: db.prepare(deleteTupleChunkSql(sqlite, 'sqlite')),
     rollupRows: db.prepare(ROLLUP_ROWS_SQL),
     addToRollup: db.prepare(`INSERT INTO stats_rollups (link_id, hour, dim, value, visits) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (link_id, hour, dim, value) DO UPDATE SET visits = stats_rollups.visits + excluded.visits`),
@@ -67,7 +67,7 @@ export function statsCalls({ db, read, writes }: SqliteEngine): StatsStore {
     let moved = sweep.moved;
     // Up to the chunk's last (hour, link), or all of them when fewer are left.
     const end = statements.tupleChunkEnd.get(hoursBefore) as { hour: number; linkId: number } | undefined;
-    const chunk = [hoursBefore, end?.hour ?? hoursBefore, end?.linkId ?? Number.MAX_SAFE_INTEGER] as const;
+    const chunk = [hoursBefore, end?.hour ?? hoursBefore - 1, end?.linkId ?? Number.MAX_SAFE_INTEGER] as const;
     const pairs = statements.tupleChunkLinkHours.all(...chunk) as unknown as { linkId: number; hour: number }[];
     if (pairs.length > 0) {
       statements.tuplesToRollups.run(...chunk);
