@@ -18,8 +18,8 @@ import { createPostgresDatabase, postgresGate } from '../helpers/services.ts';
 /** Every column but the row id, which the database assigns. */
 const expected = [...NEW_LINK_COLUMNS].sort();
 
-/** SQLite's statistics of the current hour (ADR 29): written by the count, none for a new link. */
-const SQLITE_COUNT_COLUMNS = ['hour_visits', 'visits_hour'];
+/** SQLite's statistics of the current hour (ADR 29; the first pair no longer written): written by the count, none for a new link. */
+const SQLITE_COUNT_COLUMNS = ['hour_tallies', 'hour_visits', 'tallies_hour', 'visits_hour'];
 
 describe('the new-link column map', () => {
   test('names every column of SQLite\'s links table', async () => {

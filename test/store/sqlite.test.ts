@@ -9,6 +9,7 @@ import { hashAccessCode } from '../../src/accounts/access-code.ts';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { deleteTupleChunkSql, tupleChunkLinkHoursSql, tuplesToRollupsSql } from '../../src/store/stats-sql.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import { visitClassIds } from '../../src/store/sqlite/visit-classes.ts';
 import type { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -140,7 +141,7 @@ describe('sqlite store', () => {
       const tables = inspect(file.path, (db) =>
         (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
           .map((row) => row.name));
-      assert.deepEqual(tables, ['accounts', 'api_keys', 'domains', 'links', 'schema_migrations', 'stats_journal', 'stats_rollups', 'stats_tuples', 'stream_slots', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks']);
+      assert.deepEqual(tables, ['accounts', 'api_keys', 'domains', 'links', 'schema_migrations', 'stats_journal', 'stats_rollups', 'stats_tuples', 'stream_slots', 'visit_classes', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks']);
     } finally {
       await file.cleanup();
     }
@@ -349,18 +350,27 @@ describe('statistics of the hour in the link row (ADR 29)', () => {
   const visitOf = (hour: number, referrer: string, bot = false) =>
     ({ hour, key: `${hour}\n${referrer}\n${bot}`, bot, referrer, country: 'ZZ', browser: 'Chrome', os: 'Linux', device: bot ? 'bot' : 'desktop' }) as const;
   const CLASSES = (referrer: string, bot = false) => `${bot ? 1 : 0}\n${referrer}\nZZ\nChrome\nLinux\n${bot ? 'bot' : 'desktop'}`;
-  /** A row's tallies (`classes<TAB>visits<RS>` each), summed per classes. */
-  const summed = (text: string) => {
+  /**
+   * A row's tallies (`classes<TAB>visits<RS>` each, `classes<RS>` for one visit; classes by
+   * their number in visit_classes, base 36), summed per classes in full.
+   */
+  const summed = (text: string, names: ReadonlyMap<string, string>) => {
     const sums: Record<string, number> = {};
     for (const entry of text.split('\u001e').filter(Boolean)) {
-      const [key, visits] = entry.split('\t') as [string, string];
+      const [id, visits = '1'] = entry.split('\t') as [string, string?];
+      const key = names.get(id) ?? `unknown number ${id}`;
       sums[key] = (sums[key] ?? 0) + Number(visits);
     }
     return sums;
   };
   const textsOf = (path: string) => inspect(path, (db) =>
-    (db.prepare('SELECT short_code, visits_hour, hour_visits FROM links ORDER BY id').all() as { short_code: string; visits_hour: number | null; hour_visits: string | null }[]));
-  const rowsOf = (path: string) => textsOf(path).map((row) => [row.short_code, row.visits_hour, row.hour_visits === null ? null : summed(row.hour_visits)]);
+    (db.prepare('SELECT short_code, tallies_hour, hour_tallies FROM links ORDER BY id').all() as { short_code: string; tallies_hour: number | null; hour_tallies: string | null }[]));
+  const namesOf = (path: string) => new Map(inspect(path, (db) =>
+    (db.prepare('SELECT id, classes FROM visit_classes').all() as { id: number; classes: string }[]).map((row) => [row.id.toString(36), row.classes] as const)));
+  const rowsOf = (path: string) => {
+    const names = namesOf(path);
+    return textsOf(path).map((row) => [row.short_code, row.tallies_hour, row.hour_tallies === null ? null : summed(row.hour_tallies, names)]);
+  };
   const tuplesOf = (path: string) => inspect(path, (db) =>
     (db.prepare('SELECT hour, referrer, bot, visits FROM stats_tuples ORDER BY hour, referrer, bot').all() as object[]).map((row) => ({ ...row })));
   const seriesOf = async (store: Store, scope: { shortCode: string } | { accountUid: number }, from = HOUR - 24, to = HOUR + 24) =>
@@ -432,24 +442,24 @@ describe('statistics of the hour in the link row (ADR 29)', () => {
 
   test('a row appends each batch\'s tallies and sums them when long; a link with many kinds of visitor hands them to the tuples', async () => {
     await withLinks(['one'], async (store, path) => {
-      // The same visitor 60 times, each its own batch: appended, then summed, never written to the tuples.
-      for (let i = 0; i < 60; i++) await store.resolveLink('one', undefined, visitOf(HOUR, 'a.example'));
+      // The same visitor 400 times, each its own batch: appended, then summed, never written to the tuples.
+      for (let i = 0; i < 400; i++) await store.resolveLink('one', undefined, visitOf(HOUR, 'a.example'));
       const [row] = textsOf(path);
-      assert.ok(row!.hour_visits!.length <= 600, `${row!.hour_visits!.length} characters`);
-      assert.ok(row!.hour_visits!.split('\u001e').filter(Boolean).length < 60, 'summed on the way');
-      assert.deepEqual(rowsOf(path), [['one', HOUR, { [CLASSES('a.example')]: 60 }]]);
+      assert.ok(row!.hour_tallies!.length <= 600, `${row!.hour_tallies!.length} characters`);
+      assert.ok(row!.hour_tallies!.split('\u001e').filter(Boolean).length < 300, 'summed on the way');
+      assert.deepEqual(rowsOf(path), [['one', HOUR, { [CLASSES('a.example')]: 400 }]]);
       assert.deepEqual(tuplesOf(path), []);
-      // Forty kinds of visitor: summed they are still long, so they go to the tuples.
-      for (let i = 0; i < 40; i++) await store.resolveLink('one', undefined, visitOf(HOUR, `r${String(i).padStart(2, '0')}.example`));
+      // 200 kinds of visitor: summed they are still long, so they go to the tuples.
+      for (let i = 0; i < 200; i++) await store.resolveLink('one', undefined, visitOf(HOUR, `r${String(i).padStart(3, '0')}.example`));
       const tuples = tuplesOf(path) as { referrer: string; visits: number }[];
       assert.ok(tuples.length > 0, 'some went to the tuples');
       const waiting = (rowsOf(path)[0]![2] ?? {}) as Record<string, number>;
-      assert.equal(tuples.reduce((sum, tuple) => sum + tuple.visits, 0) + Object.values(waiting).reduce((sum, n) => sum + n, 0), 100);
+      assert.equal(tuples.reduce((sum, tuple) => sum + tuple.visits, 0) + Object.values(waiting).reduce((sum, n) => sum + n, 0), 600);
       const rows = await store.readStats({ shortCode: 'one' }, HOUR, HOUR + 1);
-      assert.deepEqual(rows.series.map((point) => ({ ...point })), [{ hour: HOUR, visits: 100, bots: 0 }]);
-      assert.equal(rows.values.find((value) => value.dimension === 1 && value.value === 'a.example')?.visits, 60);
-      assert.equal(rows.values.find((value) => value.dimension === 1 && value.value === 'r39.example')?.visits, 1);
-      assert.equal(rows.values.filter((value) => value.dimension === 1).length, 41);
+      assert.deepEqual(rows.series.map((point) => ({ ...point })), [{ hour: HOUR, visits: 600, bots: 0 }]);
+      assert.equal(rows.values.find((value) => value.dimension === 1 && value.value === 'a.example')?.visits, 400);
+      assert.equal(rows.values.find((value) => value.dimension === 1 && value.value === 'r199.example')?.visits, 1);
+      assert.equal(rows.values.filter((value) => value.dimension === 1).length, 201);
     });
   });
 
@@ -472,6 +482,101 @@ describe('statistics of the hour in the link row (ADR 29)', () => {
       assert.deepEqual(tuplesOf(path), [], 'on to the rollups');
       assert.deepEqual(await seriesOf(store, { accountUid: uid }), [{ hour: HOUR, visits: 620, bots: 0 }]);
       assert.deepEqual(await seriesOf(store, { shortCode: 's619' }), [{ hour: HOUR, visits: 1, bots: 0 }]);
+    });
+  });
+
+  test('a row names its visitors\' classes by number; another store on the file reads and reuses the numbers', async () => {
+    const file = sqliteFile();
+    try {
+      const first = await file.open({ checkpointer: false });
+      const account = await first.createAccount({ codeHash: 'h'.repeat(64), dateCreated: DAY, maxLinks: 10 });
+      for (const shortCode of ['one', 'two']) await first.createLink({ shortCode, pointsTo: 'https://a.example/', createdBy: account.uid, dateCreated: DAY });
+      await first.resolveLink('one', undefined, visitOf(HOUR, 'a.example'));
+      await first.resolveLink('one', undefined, visitOf(HOUR, 'b.example'));
+      await first.resolveLink('one', undefined, visitOf(HOUR, 'a.example'));
+      assert.deepEqual({ ...textsOf(file.path)[0] }, { short_code: 'one', tallies_hour: HOUR, hour_tallies: '1\u001e2\u001e1\u001e' });
+      assert.deepEqual([...namesOf(file.path)], [['1', CLASSES('a.example')], ['2', CLASSES('b.example')]]);
+      // Another process's store: it finds the numbers in the table, assigns the next one, and
+      // each store reads the other's.
+      const second = await file.open({ checkpointer: false, shareReads: false });
+      await second.resolveLink('two', undefined, visitOf(HOUR, 'b.example'));
+      await second.resolveLink('two', undefined, visitOf(HOUR, 'c.example'));
+      assert.deepEqual({ ...textsOf(file.path)[1] }, { short_code: 'two', tallies_hour: HOUR, hour_tallies: '2\u001e3\u001e' });
+      assert.equal(namesOf(file.path).get('3'), CLASSES('c.example'));
+      await first.resolveLink('two', undefined, visitOf(HOUR, 'c.example'));
+      assert.equal(textsOf(file.path)[1]!.hour_tallies, '2\u001e3\u001e3\u001e');
+      for (const store of [first, second]) {
+        const referrers = (await store.readStats({ accountUid: account.uid }, HOUR, HOUR + 1)).values
+          .filter((row) => row.dimension === 1).map((row) => [row.value, row.visits]).sort();
+        assert.deepEqual(referrers, [['a.example', 2], ['b.example', 2], ['c.example', 2]]);
+      }
+    } finally {
+      await file.cleanup();
+    }
+  });
+
+  test('a number assigned by a count that rolls back is forgotten, and given to the next new classes', async () => {
+    const file = sqliteFile();
+    await (await file.open({ checkpointer: false })).close();
+    const [mine, other] = [new DatabaseSync(file.path), new DatabaseSync(file.path)];
+    try {
+      const ids = visitClassIds(mine);
+      mine.exec('BEGIN IMMEDIATE');
+      const rolledBack = ids.begin();
+      const lost = ids.idOf(CLASSES('x.example'));
+      assert.equal(ids.classesOf(lost).referrer, 'x.example', 'known inside its transaction');
+      mine.exec('ROLLBACK');
+      ids.finished(rolledBack, false);
+      // Another process assigns the same number to other classes and commits.
+      other.prepare('INSERT INTO visit_classes (classes) VALUES (?)').run(CLASSES('y.example'));
+      assert.equal(ids.classesOf(lost).referrer, 'y.example');
+      mine.exec('BEGIN IMMEDIATE');
+      const committed = ids.begin();
+      const kept = ids.idOf(CLASSES('x.example'));
+      mine.exec('COMMIT');
+      ids.finished(committed, true);
+      assert.notEqual(kept, lost);
+      assert.equal(ids.idOf(CLASSES('x.example')), kept, 'cached once committed');
+      assert.equal(ids.classesOf(kept).referrer, 'x.example');
+      assert.equal(ids.idOf(CLASSES('y.example')), lost);
+    } finally {
+      mine.close();
+      other.close();
+      await file.cleanup();
+    }
+  });
+
+  test('tallies the previous release left in visits_hour and hour_visits are read and swept, and never written again', async () => {
+    await withLinks(['one', 'two'], async (store, path, uid) => {
+      // As that release wrote them: classes in full. 'two' holds the next hour's, not over yet.
+      const db = new DatabaseSync(path);
+      try {
+        db.prepare('UPDATE links SET visits_hour = ?, hour_visits = ? WHERE short_code = ?').run(HOUR, `${CLASSES('old.example')}\t3\u001e`, 'one');
+        db.prepare('UPDATE links SET visits_hour = ?, hour_visits = ? WHERE short_code = ?').run(HOUR + 1, `${CLASSES('old.example', true)}\t2\u001e`, 'two');
+      } finally {
+        db.close();
+      }
+      await store.resolveLink('one', undefined, visitOf(HOUR, 'a.example'));
+      await store.resolveLink('two', undefined, visitOf(HOUR, 'a.example'));
+      const legacyOf = () => inspect(path, (d) => (d.prepare('SELECT visits_hour, hour_visits FROM links ORDER BY id').all() as object[]).map((row) => ({ ...row })));
+      assert.deepEqual(legacyOf(), [
+        { visits_hour: HOUR, hour_visits: `${CLASSES('old.example')}\t3\u001e` },
+        { visits_hour: HOUR + 1, hour_visits: `${CLASSES('old.example', true)}\t2\u001e` },
+      ], 'the count leaves them as they were');
+      assert.deepEqual(await seriesOf(store, { accountUid: uid }), [{ hour: HOUR, visits: 5, bots: 0 }, { hour: HOUR + 1, visits: 2, bots: 2 }]);
+      assert.deepEqual(await seriesOf(store, { shortCode: 'one' }), [{ hour: HOUR, visits: 4, bots: 0 }]);
+      // The sweep of the hours before HOUR + 1 moves both pairs of 'one', and only this
+      // release's pair of 'two'.
+      await store.foldStats({ hoursBefore: HOUR + 1 });
+      assert.deepEqual(legacyOf(), [{ visits_hour: null, hour_visits: null }, { visits_hour: HOUR + 1, hour_visits: `${CLASSES('old.example', true)}\t2\u001e` }]);
+      assert.deepEqual(rowsOf(path), [['one', null, null], ['two', null, null]]);
+      const referrers = (await store.readStats({ accountUid: uid }, HOUR, HOUR + 1)).values
+        .filter((row) => row.dimension === 1).map((row) => [row.value, row.visits]).sort();
+      assert.deepEqual(referrers, [['a.example', 2], ['old.example', 3]]);
+      assert.deepEqual(await seriesOf(store, { accountUid: uid }), [{ hour: HOUR, visits: 5, bots: 0 }, { hour: HOUR + 1, visits: 2, bots: 2 }]);
+      while ((await store.foldStats({ hoursBefore: HOUR + 2 })) > 0);
+      assert.deepEqual(legacyOf(), [{ visits_hour: null, hour_visits: null }, { visits_hour: null, hour_visits: null }]);
+      assert.deepEqual(await seriesOf(store, { accountUid: uid }), [{ hour: HOUR, visits: 5, bots: 0 }, { hour: HOUR + 1, visits: 2, bots: 2 }]);
     });
   });
 

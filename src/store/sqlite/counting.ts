@@ -14,6 +14,7 @@ import { UNLOCKED } from '../../links/link-key.ts';
 import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
 import { hourVisitsWriter, SET_HOUR_VISITS } from './hour-visits.ts';
 import { LINK_STATE_COLUMNS } from './links.ts';
+import { visitClassIds, type Assigned } from './visit-classes.ts';
 
 /** A link row as the count batch returns it: with its id, which the tuples record, and its routing. */
 export type CountedRow = LinkRecord & Partial<RoutingRow> & { readonly linkId?: number };
@@ -45,6 +46,7 @@ function countedRowOf(values: unknown[] | undefined): CountedRow | undefined {
 export function createCounter(db: DatabaseSync, transaction: Transaction, timeoutMs: number): GroupCommit<CountedRow> {
   // Registers the SQL function addAccessesAndVisits calls: before it is prepared.
   const hourVisits = hourVisitsWriter(db);
+  const classIds = visitClassIds(db);
   const counting = {
     // The hot path: one statement per link and batch, as before the limits existed. It only
     // counts a link without a visit limit, unexpired, whose owner is not disabled; any other
@@ -63,8 +65,11 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
   counting.addAccesses.setReturnArrays(true);
   counting.addAccessesAndVisits.setReturnArrays(true);
 
-  return createGroupCommit<CountedRow>((increments, signal, now, visits) =>
-    transaction(() => {
+  return createGroupCommit<CountedRow>((increments, signal, now, visits) => {
+    // The visitor classes' numbers this transaction assigns are known for good once it commits.
+    let assigned: Assigned | undefined;
+    const counted = transaction(() => {
+      assigned = classIds.begin();
       const results = new Map<string, CountedLink<CountedRow>>();
       // The tallies of the links counted on the hot path, whose latest hour's are in their row.
       const inRows = new Map<string, readonly VisitTally[]>();
@@ -123,6 +128,8 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
         }
       }
       return results;
-    }, signal),
-  { timeoutMs });
+    }, signal);
+    counted.then(() => classIds.finished(assigned!, true), () => assigned !== undefined && classIds.finished(assigned, false));
+    return counted;
+  }, { timeoutMs });
 }

@@ -265,6 +265,22 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE links ADD COLUMN hour_visits TEXT;
   `,
   },
+  {
+    // ADR 29, addendum: the tallies in a link's row name their visitor classes by number
+    // (visit-classes.ts), in two new columns. Migration 10's columns are still read and swept
+    // (what an instance of the previous release on the same file writes there is counted) but
+    // no longer written: that release would misread numbers in them.
+    version: 11,
+    name: 'visitor classes by number',
+    sql: `
+  CREATE TABLE visit_classes (
+    id      INTEGER PRIMARY KEY,
+    classes TEXT    NOT NULL UNIQUE
+  );
+  ALTER TABLE links ADD COLUMN tallies_hour INTEGER;
+  ALTER TABLE links ADD COLUMN hour_tallies TEXT;
+  `,
+  },
 ];
 
 /**
