@@ -41,7 +41,7 @@ const MINE = 'seeded-link';
 const THEIRS = 'their-link';
 const TARGET = 'https://example.org/landing';
 // Every table the schema has, the migration record included (ADR 13).
-const TABLES = ['accounts', 'api_keys', 'domains', 'links', 'schema_migrations', 'stats_journal', 'stats_rollups', 'stats_tuples', 'stream_slots', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks'];
+const TABLES = ['accounts', 'api_keys', 'domains', 'links', 'schema_migrations', 'stats_journal', 'stats_rollups', 'stats_tuples', 'stream_slots', 'visit_classes', 'webhook_deliveries', 'webhook_events', 'webhook_visits', 'webhooks'];
 
 type Seeded = SecurityApp & { seed: Seed };
 
