@@ -14,7 +14,7 @@ import { UNLOCKED } from '../../links/link-key.ts';
 import { ANY_VISITED_WEBHOOK_SQL, VISITS_TO_WEBHOOKS_SQL, visitSecond } from '../webhooks.ts';
 import { hourVisitsWriter, SET_HOUR_VISITS } from './hour-visits.ts';
 import { LINK_STATE_COLUMNS } from './links.ts';
-import { visitClassIds, type Assigned } from './visit-classes.ts';
+import { visitClassIds } from './visit-classes.ts';
 
 /** A link row as the count batch returns it: with its id, which the tuples record, and its routing. */
 export type CountedRow = LinkRecord & Partial<RoutingRow> & { readonly linkId?: number };
@@ -65,11 +65,9 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
   counting.addAccesses.setReturnArrays(true);
   counting.addAccessesAndVisits.setReturnArrays(true);
 
-  return createGroupCommit<CountedRow>((increments, signal, now, visits) => {
-    // The visitor classes' numbers this transaction assigns are known for good once it commits.
-    let assigned: Assigned | undefined;
-    const counted = transaction(() => {
-      assigned = classIds.begin();
+  return createGroupCommit<CountedRow>((increments, signal, now, visits) =>
+    // The visitor classes' numbers it assigns are known to it alone until it has committed.
+    transaction(() => classIds.assigning(() => {
       const results = new Map<string, CountedLink<CountedRow>>();
       // The tallies of the links counted on the hot path, whose latest hour's are in their row.
       const inRows = new Map<string, readonly VisitTally[]>();
@@ -128,8 +126,6 @@ export function createCounter(db: DatabaseSync, transaction: Transaction, timeou
         }
       }
       return results;
-    }, signal);
-    counted.then(() => classIds.finished(assigned!, true), () => assigned !== undefined && classIds.finished(assigned, false));
-    return counted;
-  }, { timeoutMs });
+    }), signal),
+  { timeoutMs });
 }

@@ -12,11 +12,10 @@
  * pass MAX_ROW_TEXT characters, or a visit of a later hour comes, a SQL function (JavaScript,
  * hourVisitsWriter) sums the row's tallies: an earlier hour goes to the tuples; the same hour
  * stays in the row summed, or goes to the tuples when even summed it is long (many kinds of
- * visitor). The fold sweeps the rows of hours that
- * are over into the tuples (once per hour and process, resumable). Readers add the rows'
- * tallies to the tuples and rollups in the same read transaction, so a resolution is in the
- * statistics as soon as it is answered (guarantee 8); the row commits with the count, so
- * counts and statistics stay equal across `kill -9`.
+ * visitor). The fold sweeps the rows of hours that are over into the tuples (once per hour and
+ * process, resumable). Readers add the rows' tallies to the tuples and rollups in the same read
+ * transaction, so a resolution is in the statistics as soon as it is answered (guarantee 8);
+ * the row commits with the count, so counts and statistics stay equal across `kill -9`.
  *
  * The release before named classes in full (classesKey, about 45 characters) in `visits_hour`
  * and `hour_visits`. Those columns are still read, summed and swept alike (a key with a line

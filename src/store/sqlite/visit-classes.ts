@@ -8,9 +8,10 @@
  * A number is assigned inside the count's write transaction (SQLite's write lock orders the
  * processes sharing the file, and the classes are unique), and stays: rows are never
  * deleted, so a number names the same classes for every process for good. A process keeps
- * the numbers it has seen in two bounded caches; one it assigned joins them only once its
- * transaction has committed (`begin` and `finished`), since a rolled back number is given to
- * the next new classes.
+ * the numbers it has read from the table in two bounded caches. One it assigns itself is
+ * known only while the count's work runs (`assigning`), and is read from the table when next
+ * needed: the transaction may still roll back, and a rolled back number is given to the next
+ * new classes.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { createLru } from '../../stats/lru.ts';
@@ -30,9 +31,6 @@ function classesOfKey(key: string): VisitClasses {
   return { bot: bot === '1', referrer, country, browser, os, device: device as VisitClasses['device'] };
 }
 
-/** The numbers a count transaction assigned: classes key → number. */
-export type Assigned = Map<string, string>;
-
 export interface VisitClassIds {
   /** The number of some classes (a classesKey), in base 36; one not yet known is assigned (in the count's transaction). */
   idOf(key: string): string;
@@ -41,10 +39,11 @@ export interface VisitClassIds {
    * the release before this one hold them.
    */
   classesOf(id: string): VisitClasses;
-  /** At the start of a count transaction's attempt: the numbers it assigns go to the map answered. */
-  begin(): Assigned;
-  /** Once that transaction has ended: if it committed, its numbers join the caches; else they are forgotten. */
-  finished(assigned: Assigned, committed: boolean): void;
+  /**
+   * Runs a count transaction's work (each attempt's): the numbers idOf assigns meanwhile are
+   * known until it returns or throws, and cached only once read back after their commit.
+   */
+  assigning<R>(work: () => R): R;
 }
 
 const byDatabase = new WeakMap<DatabaseSync, VisitClassIds>();
@@ -66,18 +65,18 @@ function createVisitClassIds(db: DatabaseSync): VisitClassIds {
     classesOf: db.prepare('SELECT classes FROM visit_classes WHERE id = ?'),
   };
   for (const statement of Object.values(statements)) statement.setReturnArrays(true);
+  // Only numbers read from the table: every one of those was committed, since the work's own
+  // are found in `assigned` first.
   const numbers = createLru<string, string>(CACHE_SIZE);
   const classes = createLru<string, VisitClasses>(CACHE_SIZE);
-  /** The current attempt's numbers, not yet committed: never cached before they are. */
-  let assigned: Assigned = new Map();
-  /** The same, number → classes key. */
-  let assignedKeys = new Map<string, string>();
+  /** The numbers the running work assigned (classes key → number), and the other way round. */
+  const assigned = new Map<string, string>();
+  const assignedKeys = new Map<string, string>();
 
   return {
     idOf(key) {
       const known = numbers.get(key) ?? assigned.get(key);
       if (known !== undefined) return known;
-      // Committed by this process or another (this attempt's own are all in `assigned`).
       const [stored] = (statements.idOf.get(key) as unknown as [number] | undefined) ?? [];
       if (stored !== undefined) {
         const id = stored.toString(36);
@@ -105,17 +104,12 @@ function createVisitClassIds(db: DatabaseSync): VisitClassIds {
       return found;
     },
 
-    begin() {
-      assigned = new Map();
-      assignedKeys = new Map();
-      return assigned;
-    },
-
-    finished(done, committed) {
-      if (committed) for (const [key, id] of done) numbers.set(key, id);
-      if (done === assigned) {
-        assigned = new Map();
-        assignedKeys = new Map();
+    assigning(work) {
+      try {
+        return work();
+      } finally {
+        assigned.clear();
+        assignedKeys.clear();
       }
     },
   };
